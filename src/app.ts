@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import { ConfigError } from "./config";
+import { requireApiKey, requireUser } from "./http/auth";
+import { API_BASE, type AppEnv } from "./http/context";
+import { internalError, noRoute, renderError, toApiError } from "./http/errors";
+import { bodyLimits, requestContext } from "./http/request-context";
+import { log } from "./lib/log";
+import { metaRoutes } from "./routes/meta.routes";
+import { usersRoutes } from "./routes/users.routes";
+
+/**
+ * The HTTP surface. Registration order is the authentication policy: routes mounted before `requireApiKey`
+ * answer without a key (decisions.md section 12); everything after it needs the key, and `/admin` also Basic auth.
+ */
+export function buildApp() {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestContext);
+  app.use("*", bodyLimits);
+
+  app.route(API_BASE, metaRoutes);
+
+  app.use(`${API_BASE}/*`, requireApiKey);
+  app.use(`${API_BASE}/admin/*`, requireUser);
+  app.route(`${API_BASE}/admin/users`, usersRoutes);
+
+  app.notFound(() => renderError(noRoute()));
+  app.onError((err, c) => {
+    const apiError = toApiError(err);
+    if (apiError) return renderError(apiError);
+    const requestId = c.get("requestId");
+    if (err instanceof ConfigError) {
+      log("error", "invalid configuration", { request_id: requestId, settings: err.settings });
+    } else {
+      log("error", "unhandled error", { request_id: requestId, error: String(err), stack: err.stack });
+    }
+    return renderError(internalError());
+  });
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,70 @@
+import { z } from "zod";
+import type { Env } from "./env";
+import { isValidTimeZone } from "./lib/time";
+
+/**
+ * The vars and secrets of the service, validated once per isolate. A missing or malformed setting is a
+ * deployment error: it is logged by name (never by value) and every call answers 500 until it is fixed.
+ */
+
+const optionalSecret = z
+  .string()
+  .optional()
+  .transform((s) => (s && s.trim() !== "" ? s : undefined));
+
+const schema = z.object({
+  API_KEY: z.string().min(8, "must be set (at least 8 characters)"),
+  API_KEY_NEXT: optionalSecret,
+  ADMIN_USERNAME: optionalSecret,
+  ADMIN_PASSWORD: optionalSecret,
+  ADMIN_EMAIL: z
+    .string()
+    .optional()
+    .transform((s) => s?.trim() ?? ""),
+  PASSWORD_PEPPER: z.string().min(16, "must be set (at least 16 characters)"),
+  TIMEZONE: z
+    .string()
+    .default("UTC")
+    .refine(isValidTimeZone, "must be an IANA time zone name"),
+  LOG_RETENTION_DAYS: z
+    .string()
+    .default("90")
+    .transform(Number)
+    .pipe(z.number().int().min(1)),
+});
+
+export interface Config {
+  apiKeys: readonly string[];
+  bootstrapAdmin: { username: string; password: string; email: string } | null;
+  passwordPepper: string;
+  timezone: string;
+  logRetentionDays: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly settings: string[]) {
+    super(`invalid configuration: ${settings.join(", ")}`);
+  }
+}
+
+const cache = new WeakMap<object, Config>();
+
+export function loadConfig(env: Env): Config {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.path.join(".")));
+  const v = parsed.data;
+  const config: Config = {
+    apiKeys: v.API_KEY_NEXT ? [v.API_KEY, v.API_KEY_NEXT] : [v.API_KEY],
+    bootstrapAdmin:
+      v.ADMIN_USERNAME && v.ADMIN_PASSWORD
+        ? { username: v.ADMIN_USERNAME, password: v.ADMIN_PASSWORD, email: v.ADMIN_EMAIL }
+        : null,
+    passwordPepper: v.PASSWORD_PEPPER,
+    timezone: v.TIMEZONE,
+    logRetentionDays: v.LOG_RETENTION_DAYS,
+  };
+  cache.set(env, config);
+  return config;
+}

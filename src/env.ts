@@ -1,0 +1,31 @@
+import type { EventObject } from "./durable-objects/event.do";
+import type { JobMessage } from "./queues/messages";
+
+/** Bindings of wrangler.toml plus the vars and secrets the service reads (see src/config.ts). */
+export interface Env {
+  DB: D1Database;
+  FILES: R2Bucket;
+  EVENTS: DurableObjectNamespace<EventObject>;
+  JOBS: Queue<JobMessage>;
+
+  API_KEY?: string;
+  API_KEY_NEXT?: string;
+  ADMIN_USERNAME?: string;
+  ADMIN_PASSWORD?: string;
+  ADMIN_EMAIL?: string;
+  PASSWORD_PEPPER?: string;
+  TIMEZONE?: string;
+  LOG_RETENTION_DAYS?: string;
+}
+
+type ServiceEnv = Env;
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends ServiceEnv {}
+    interface GlobalProps {
+      mainModule: typeof import("./index");
+      durableNamespaces: "EventObject";
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { MiddlewareHandler } from "hono";
+import { matchesAnySecret } from "../lib/crypto";
+import { authenticate } from "../services/auth.service";
+import { assertAdministrator } from "../services/authority";
+import { parseBasicCredentials } from "./basic-credentials";
+import type { AppEnv } from "./context";
+import { depsOf } from "./deps";
+import { incorrectPassword, invalidApiKey, notLoggedIn } from "./errors";
+
+/** `X-EVT-API-KEY` must be the service key (`API_KEY`, or `API_KEY_NEXT` while rotating). */
+export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const sent = c.req.header("X-EVT-API-KEY");
+  if (!sent || !(await matchesAnySecret(sent, depsOf(c).config.apiKeys))) throw invalidApiKey();
+  await next();
+};
+
+/** HTTP Basic with a username (or email) and an application password; sets `user`. */
+export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const credentials = parseBasicCredentials(c.req.header("Authorization"));
+  if (!credentials) throw notLoggedIn();
+  const user = await authenticate(depsOf(c), credentials.username, credentials.password);
+  if (!user) throw incorrectPassword();
+  c.set("user", user);
+  await next();
+};
+
+export const requireAdministrator: MiddlewareHandler<AppEnv> = async (c, next) => {
+  assertAdministrator(c.var.user);
+  await next();
+};

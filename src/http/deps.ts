@@ -1,0 +1,15 @@
+import type { Context } from "hono";
+import type { Env } from "../env";
+import { depsFromEnv, type Deps } from "../services/deps";
+
+const perRequest = new WeakMap<Request, Deps>();
+
+/** The service dependencies of this request, built on first use (so `/health` never builds them). */
+export function depsOf(c: Pick<Context<{ Bindings: Env }>, "env" | "req">): Deps {
+  let deps = perRequest.get(c.req.raw);
+  if (!deps) {
+    deps = depsFromEnv(c.env);
+    perRequest.set(c.req.raw, deps);
+  }
+  return deps;
+}

@@ -1,0 +1,170 @@
+import { zValidator } from "@hono/zod-validator";
+import type { Context, MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType } from "./errors";
+
+/**
+ * The one validation wrapper of the service. Every request schema goes through here so that failures answer in
+ * the error envelope (never @hono/zod-validator's default body), and so that each route's schemas are recorded
+ * on its middleware for the OpenAPI document.
+ */
+
+export const ROUTE_SCHEMA = Symbol("routeSchema");
+
+export interface RecordedSchema {
+  target: "json" | "query" | "param";
+  schema: z.ZodType;
+  readOnly?: readonly string[];
+}
+
+function recorded<M extends MiddlewareHandler>(middleware: M, info: RecordedSchema): M {
+  Object.defineProperty(middleware, ROUTE_SCHEMA, { value: info });
+  return middleware;
+}
+
+export function recordedSchemaOf(handler: unknown): RecordedSchema | undefined {
+  return (handler as { [ROUTE_SCHEMA]?: RecordedSchema } | null)?.[ROUTE_SCHEMA];
+}
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** Turns zod issues into `rest_missing_callback_param` (only absent fields) or `rest_invalid_param`. */
+/** The part of a zod issue this module reads (the validator's hook types it as zod 3 or zod 4). */
+interface Issue {
+  code: string;
+  path: readonly PropertyKey[];
+  message: string;
+  keys?: readonly string[];
+}
+
+export function validationError(error: { issues: readonly Issue[] }, input: unknown, dropPrefix?: string): ApiError {
+  const missing: Record<string, string> = {};
+  const invalid: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const path = dropPrefix && issue.path[0] === dropPrefix ? issue.path.slice(1) : issue.path;
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys ?? []) invalid[[...path, key].join(".")] = "is not a known field";
+      continue;
+    }
+    const field = path.map(String).join(".") || "body";
+    if (path.length > 0 && valueAt(input, path) === undefined && issue.code === "invalid_type") {
+      missing[field] ??= "is required";
+    } else {
+      invalid[field] ??= issue.message;
+    }
+  }
+  if (Object.keys(invalid).length === 0) return missingParams(missing);
+  return invalidParams({ ...missing, ...invalid });
+}
+
+function requireJsonBody(c: Context): void {
+  const contentType = c.req.header("Content-Type");
+  const hasBody = c.req.raw.body !== null && c.req.header("Content-Length") !== "0";
+  if (!hasBody) return;
+  const mediaType = (contentType ?? "").split(";")[0]!.trim();
+  if (!JSON_MEDIA_TYPE.test(mediaType)) throw unsupportedMediaType("application/json");
+}
+
+function withoutKeys(value: unknown, keys: readonly string[]): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of keys) delete copy[key];
+  return copy;
+}
+
+function pickKeys(value: unknown, keys: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return picked;
+  for (const key of keys) if (key in value) picked[key] = (value as Record<string, unknown>)[key];
+  return picked;
+}
+
+const jsonObjectSchema = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((raw) => (raw === undefined ? {} : raw), schema);
+
+/**
+ * Body of a create: a strict object. `_links` is ignored; a read-only field is refused, since on a create
+ * there is no stored value it could equal.
+ */
+export function createBody<S extends z.ZodObject>(schema: S, readOnly: readonly string[] = []) {
+  const wrapped = jsonObjectSchema(
+    z.preprocess((raw, ctx) => {
+      for (const key of Object.keys(pickKeys(raw, readOnly))) {
+        ctx.addIssue({ code: "custom", path: [key], message: "is read-only", input: raw });
+      }
+      return withoutKeys(raw, ["_links", ...readOnly]);
+    }, schema),
+  );
+  const middleware = zValidator("json", wrapped, (result, c) => {
+    requireJsonBody(c);
+    if (!result.success) throw validationError(result.error, result.data);
+  });
+  return recorded(middleware, { target: "json", schema, readOnly });
+}
+
+/**
+ * Body of an update: a strict object of the changeable fields, validated as `patch`. Read-only fields are set
+ * aside in `readOnlySent`; the route checks them against the stored resource with `assertReadOnlyUnchanged`, so a
+ * client may PUT back what it read.
+ */
+export function updateBody<S extends z.ZodObject>(schema: S, readOnly: readonly string[] = []) {
+  const wrapped = jsonObjectSchema(
+    z.preprocess(
+      (raw) => ({ patch: withoutKeys(raw, ["_links", ...readOnly]), readOnlySent: pickKeys(raw, readOnly) }),
+      z.object({ patch: schema, readOnlySent: z.record(z.string(), z.unknown()) }),
+    ),
+  );
+  const middleware = zValidator("json", wrapped, (result, c) => {
+    requireJsonBody(c);
+    if (!result.success) throw validationError(result.error, result.data, "patch");
+  });
+  return recorded(middleware, { target: "json", schema, readOnly });
+}
+
+/** Query parameters: unknown names are ignored (as WordPress does); known ones are validated. */
+export function query<S extends z.ZodObject>(schema: S) {
+  const middleware = zValidator("query", schema, (result) => {
+    if (!result.success) throw validationError(result.error, result.data);
+  });
+  return recorded(middleware, { target: "query", schema });
+}
+
+const NUMERIC_ID = /^[1-9]\d{0,15}$/;
+
+/** A numeric `:id` path parameter; one that cannot exist answers as an unknown id, `404 rest_<resource>_invalid_id`. */
+export function pathId(resource: string) {
+  const schema = z.object({ id: z.string().regex(NUMERIC_ID).transform(Number) });
+  const middleware = zValidator("param", schema, (result) => {
+    if (!result.success) throw invalidId(resource);
+  });
+  return recorded(middleware, { target: "param", schema });
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Read-only fields sent in an update must equal the stored resource as the API shows it; otherwise a 400. */
+export function assertReadOnlyUnchanged(sent: Record<string, unknown>, current: Record<string, unknown>): void {
+  const changed: Record<string, string> = {};
+  for (const [key, value] of Object.entries(sent)) {
+    if (canonical(value) !== canonical(current[key])) changed[key] = "is read-only";
+  }
+  if (Object.keys(changed).length > 0) throw invalidParams(changed);
+}
+
+export { canonical as canonicalJson };

@@ -1,0 +1,129 @@
+/**
+ * Wire date-times are `YYYY-MM-DD HH:MM:SS` wall-clock strings in a time zone (the service's `TIMEZONE`, or an
+ * event's own); storage is UTC epoch seconds. This module converts between the two and nothing else.
+ */
+
+export const NEVER = "0000-00-00 00:00:00";
+
+const WIRE_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  if (formatters.has(timeZone)) return true;
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** The wall clock in `timeZone` at the instant `epochMs`. */
+export function wallClockAt(epochMs: number, timeZone: string): WallClock {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(new Date(epochMs))) {
+    if (part.type !== "literal") parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour! % 24,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+export function formatWallClock(w: WallClock): string {
+  return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in `timeZone` for a stored UTC epoch-seconds value. */
+export function formatDateTime(epochSeconds: number, timeZone: string): string {
+  return formatWallClock(wallClockAt(epochSeconds * 1000, timeZone));
+}
+
+/** As formatDateTime, with `null` (never set) shown as `never` (`""` for optional dates, NEVER for counters). */
+export function formatOptionalDateTime(epochSeconds: number | null, timeZone: string, never = ""): string {
+  return epochSeconds === null ? never : formatDateTime(epochSeconds, timeZone);
+}
+
+/** The calendar fields of a wire date-time, or null when the text is not one or names no real date. */
+export function parseWallClock(text: string): WallClock | null {
+  const m = WIRE_DATE_TIME.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return null;
+  return { year, month, day, hour, minute, second };
+}
+
+export function isWireDateTime(text: string): boolean {
+  return parseWallClock(text) !== null;
+}
+
+function utcMsOf(w: WallClock): number {
+  const d = new Date(0);
+  d.setUTCFullYear(w.year, w.month - 1, w.day);
+  d.setUTCHours(w.hour, w.minute, w.second, 0);
+  return d.getTime();
+}
+
+/** Offset of `timeZone` from UTC at the instant `epochMs`, in milliseconds. */
+function offsetAt(epochMs: number, timeZone: string): number {
+  return utcMsOf(wallClockAt(epochMs, timeZone)) - epochMs;
+}
+
+/**
+ * UTC epoch seconds of a wire date-time read in `timeZone`, or null when the text is not a valid date-time.
+ * A wall time that occurs twice (clocks going back) is read as the first occurrence; one that does not exist
+ * (clocks going forward) is moved forward by the size of the gap, as the clocks themselves do.
+ */
+export function parseDateTime(text: string, timeZone: string): number | null {
+  const wall = parseWallClock(text);
+  if (!wall) return null;
+  const asUtc = utcMsOf(wall);
+  const before = offsetAt(asUtc - 86_400_000, timeZone);
+  const after = offsetAt(asUtc + 86_400_000, timeZone);
+  // The larger offset first: of two instants showing the same wall time, it gives the earlier one.
+  const candidates = before >= after ? [before, after] : [after, before];
+  for (const offset of candidates) {
+    const instant = asUtc - offset;
+    if (utcMsOf(wallClockAt(instant, timeZone)) === asUtc) return Math.floor(instant / 1000);
+  }
+  return Math.floor((asUtc - Math.min(before, after)) / 1000);
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

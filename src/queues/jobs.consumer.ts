@@ -1,0 +1,60 @@
+import type { Env } from "../env";
+import { log } from "../lib/log";
+import type { Deps } from "../services/deps";
+import { depsFromEnv } from "../services/deps";
+import { writeLog } from "../services/logs.service";
+import { jobEnvelope, type JobMessage } from "./messages";
+
+export type JobHandler = (deps: Deps, env: Env, job: JobMessage) => Promise<void>;
+
+/** Delay before retry n (1-based): 10 s, 20 s, 40 s ... capped at one hour. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(3600, 10 * 2 ** Math.max(0, attempts - 1));
+}
+
+/**
+ * Acks each message on its own: one that succeeds is never redone because a neighbour failed. A message that
+ * cannot be read, or names no known kind, is logged and dropped, since retrying cannot make it readable.
+ */
+export async function consumeJobs(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  handlers: Readonly<Record<string, JobHandler>>,
+): Promise<void> {
+  const deps = depsFromEnv(env);
+  for (const message of batch.messages) {
+    const parsed = jobEnvelope.safeParse(message.body);
+    const handler = parsed.success ? handlers[parsed.data.kind] : undefined;
+    if (!parsed.success || !handler) {
+      await writeLog(deps, {
+        logType: "Queue",
+        description: `Dropped unreadable job message ${message.id}${parsed.success ? ` of unknown kind "${parsed.data.kind}"` : ""}`,
+      });
+      message.ack();
+      continue;
+    }
+    try {
+      await handler(deps, env, parsed.data);
+      message.ack();
+    } catch (err) {
+      log("warn", "job failed, will retry", { kind: parsed.data.kind, message_id: message.id, attempts: message.attempts, error: String(err) });
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
+  }
+}
+
+/** What never succeeded lands here after its retries: it becomes an error log entry an administrator can read. */
+export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const deps = depsFromEnv(env);
+  for (const message of batch.messages) {
+    const parsed = jobEnvelope.safeParse(message.body);
+    const job = parsed.success ? parsed.data : undefined;
+    await writeLog(deps, {
+      eventId: job?.eventId,
+      orderId: job?.orderId,
+      logType: "Queue",
+      description: `Job ${job ? `"${job.kind}"` : message.id} failed after all retries`,
+    });
+    message.ack();
+  }
+}

@@ -1,0 +1,11 @@
+import type { Env } from "../env";
+import { log } from "../lib/log";
+import { depsFromEnv } from "../services/deps";
+import { purgeExpiredLogs } from "../services/logs.service";
+
+/** The cron sweep: retention and backstops only; per-event deadlines belong to the event objects' alarms. */
+export async function sweep(env: Env): Promise<void> {
+  const deps = depsFromEnv(env);
+  const logsPurged = await purgeExpiredLogs(deps);
+  log("info", "sweep", { logs_purged: logsPurged });
+}

@@ -1,0 +1,33 @@
+import type { Role } from "../db/schema";
+import { forbidden } from "../http/errors";
+
+/** Who is calling, as the authority rules of decisions.md section 13 need it. */
+export interface AuthUser {
+  id: number;
+  username: string;
+  role: Role;
+  authorisedEvents: readonly number[];
+}
+
+export function isAdministrator(user: AuthUser): boolean {
+  return user.role === "administrator";
+}
+
+/** Users, webhooks, the email outbox and unscoped bulk coupon emails are for administrators only. */
+export function assertAdministrator(user: AuthUser): void {
+  if (!isAdministrator(user)) throw forbidden();
+}
+
+/** The events a user may see and change: every event for an administrator, else its authorised events. */
+export function eventScope(user: AuthUser): "all" | readonly number[] {
+  return isAdministrator(user) ? "all" : user.authorisedEvents;
+}
+
+export function canAccessEvent(user: AuthUser, eventId: number): boolean {
+  return isAdministrator(user) || user.authorisedEvents.includes(eventId);
+}
+
+/** An organizer naming an event outside its authorised events, in a path, a body or a filter: 403. */
+export function assertEventAccess(user: AuthUser, eventIds: Iterable<number>): void {
+  for (const id of eventIds) if (!canAccessEvent(user, id)) throw forbidden(`You are not authorised for event ${id}.`);
+}

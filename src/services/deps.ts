@@ -1,0 +1,16 @@
+import { loadConfig, type Config } from "../config";
+import { openDb, type Db } from "../db/client";
+import type { Env } from "../env";
+import { nowSeconds } from "../lib/time";
+
+/** What a service function needs, built once per request (or per queue batch, or per cron run). */
+export interface Deps {
+  db: Db;
+  config: Config;
+  /** UTC epoch seconds; injectable so that tests can move the clock. */
+  now: () => number;
+}
+
+export function depsFromEnv(env: Env): Deps {
+  return { db: openDb(env.DB), config: loadConfig(env), now: nowSeconds };
+}

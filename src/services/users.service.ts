@@ -1,0 +1,106 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { isUniqueViolation } from "../db/client";
+import { applicationPasswords, users, type Role } from "../db/schema";
+import { conflict, invalidId } from "../http/errors";
+import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
+import type { Deps } from "./deps";
+
+export type UserRow = typeof users.$inferSelect;
+
+export interface NewUser {
+  username: string;
+  email: string;
+  name: string;
+  role: Role;
+  authorisedEvents: number[];
+}
+
+export type UserChanges = Partial<Pick<NewUser, "email" | "name" | "role" | "authorisedEvents">>;
+
+const LOGIN_TAKEN = "A user with that username or email already exists.";
+const LAST_ADMINISTRATOR = "The last administrator cannot be removed or demoted.";
+
+export function listUsers({ db }: Deps): Promise<UserRow[]> {
+  return db.select().from(users).orderBy(asc(users.id));
+}
+
+export async function getUser({ db }: Deps, id: number): Promise<UserRow> {
+  const row = await db.select().from(users).where(eq(users.id, id)).get();
+  if (!row) throw invalidId("user");
+  return row;
+}
+
+/** Creates the user and its first application password in one batch; the password is returned once. */
+export async function createUser(deps: Deps, input: NewUser): Promise<{ user: UserRow; password: string }> {
+  const { db, config } = deps;
+  const password = generateApplicationPassword();
+  const passwordHash = await hashApplicationPassword(config.passwordPepper, password);
+  const createdAt = deps.now();
+  try {
+    const [inserted] = await db.batch([
+      db
+        .insert(users)
+        .values({ ...input, createdAt })
+        .returning(),
+      db.insert(applicationPasswords).values({
+        userId: sql`(SELECT id FROM users WHERE lower(username) = lower(${input.username}))`,
+        name: "initial",
+        passwordHash,
+        createdAt,
+      }),
+    ]);
+    return { user: inserted[0]!, password };
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(LOGIN_TAKEN);
+    throw err;
+  }
+}
+
+/** Another application password for the user; earlier ones stay valid. */
+export async function addApplicationPassword(deps: Deps, userId: number, name: string): Promise<string> {
+  await getUser(deps, userId);
+  const password = generateApplicationPassword();
+  await deps.db.insert(applicationPasswords).values({
+    userId,
+    name,
+    passwordHash: await hashApplicationPassword(deps.config.passwordPepper, password),
+    createdAt: deps.now(),
+  });
+  return password;
+}
+
+/** Demoting the last administrator would leave nobody able to manage users; the check is in the UPDATE itself. */
+const anotherAdministratorExists = (id: number) =>
+  sql`EXISTS (SELECT 1 FROM users AS others WHERE others.role = 'administrator' AND others.id <> ${id})`;
+
+export async function updateUser(deps: Deps, current: UserRow, changes: UserChanges): Promise<UserRow> {
+  const id = current.id;
+  if (Object.keys(changes).length === 0) return current;
+  const demotes = current.role === "administrator" && changes.role !== undefined && changes.role !== "administrator";
+  try {
+    const updated = await deps.db
+      .update(users)
+      .set(changes)
+      .where(demotes ? and(eq(users.id, id), anotherAdministratorExists(id)) : eq(users.id, id))
+      .returning()
+      .get();
+    if (updated) return updated;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(LOGIN_TAKEN);
+    throw err;
+  }
+  if (demotes) throw conflict(LAST_ADMINISTRATOR);
+  throw invalidId("user"); // deleted meanwhile
+}
+
+/** Deletes the user; its application passwords go with it (ON DELETE CASCADE), so all are revoked at once. */
+export async function deleteUser(deps: Deps, id: number): Promise<UserRow> {
+  const current = await getUser(deps, id);
+  const isAdmin = current.role === "administrator";
+  const removed = await deps.db
+    .delete(users)
+    .where(isAdmin ? and(eq(users.id, id), anotherAdministratorExists(id)) : eq(users.id, id))
+    .returning({ id: users.id });
+  if (removed.length === 0) throw isAdmin ? conflict(LAST_ADMINISTRATOR) : invalidId("user");
+  return current;
+}
