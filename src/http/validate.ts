@@ -37,29 +37,28 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-/** Turns zod issues into `rest_missing_callback_param` (only absent fields) or `rest_invalid_param`. */
-/** The part of a zod issue this module reads (the validator's hook types it as zod 3 or zod 4). */
-interface Issue {
-  code: string;
-  path: readonly PropertyKey[];
-  message: string;
-  keys?: readonly string[];
-}
-
+/**
+ * Turns zod issues into `rest_missing_callback_param` (only absent fields) or `rest_invalid_param`. `data.params`
+ * is keyed by top-level field, as WordPress does; a nested problem names its inner path in the message.
+ */
 export function validationError(error: { issues: readonly Issue[] }, input: unknown, dropPrefix?: string): ApiError {
   const missing: Record<string, string> = {};
   const invalid: Record<string, string> = {};
   for (const issue of error.issues) {
     const path = dropPrefix && issue.path[0] === dropPrefix ? issue.path.slice(1) : issue.path;
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys ?? []) invalid[[...path, key].join(".")] = "is not a known field";
+      for (const key of issue.keys ?? []) {
+        if (path.length === 0) invalid[key] ??= "is not a known field";
+        else invalid[String(path[0])] ??= `${[...path.slice(1), key].join(".")} is not a known field`;
+      }
       continue;
     }
-    const field = path.map(String).join(".") || "body";
-    if (path.length > 0 && valueAt(input, path) === undefined && issue.code === "invalid_type") {
+    const field = path.length > 0 ? String(path[0]) : "body";
+    if (path.length === 1 && valueAt(input, path) === undefined) {
       missing[field] ??= "is required";
     } else {
-      invalid[field] ??= issue.message;
+      const inner = path.slice(1).map(String).join(".");
+      invalid[field] ??= inner ? `${inner}: ${issue.message}` : issue.message;
     }
   }
   if (Object.keys(invalid).length === 0) return missingParams(missing);

@@ -12,7 +12,8 @@ import {
   toNewUser,
   toUserChanges,
   updateUserBody,
-  USER_READ_ONLY,
+  USER_CREATE_READ_ONLY,
+  USER_UPDATE_READ_ONLY,
 } from "../schemas/users.schema";
 import { addApplicationPassword, createUser, deleteUser, getUser, listUsers, updateUser } from "../services/users.service";
 
@@ -26,7 +27,7 @@ export const usersRoutes = new Hono<AppEnv>()
     return collection(c, users.map((u) => presentUser(c, u, deps.config.timezone)));
   })
 
-  .post("/", createBody(createUserBody, USER_READ_ONLY), async (c) => {
+  .post("/", createBody(createUserBody, USER_CREATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { user, password } = await createUser(deps, toNewUser(c.req.valid("json")));
     return created(c, { ...presentUser(c, user, deps.config.timezone), application_password: password }, `/admin/users/${user.id}`);
@@ -37,7 +38,7 @@ export const usersRoutes = new Hono<AppEnv>()
     return ok(c, presentUser(c, await getUser(deps, c.req.valid("param").id), deps.config.timezone));
   })
 
-  .put("/:id", pathId("user"), updateBody(updateUserBody, USER_READ_ONLY), async (c) => {
+  .put("/:id", pathId("user"), updateBody(updateUserBody, USER_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { patch, readOnlySent } = c.req.valid("json");
     const current = await getUser(deps, c.req.valid("param").id);

@@ -15,7 +15,9 @@ const username = z
 
 const displayName = z.string().trim().max(100, "must be at most 100 characters");
 
-export const USER_READ_ONLY = ["id", "username", "created"] as const;
+/** Fields a client reads but never sets; `username` is chosen once, at creation. */
+export const USER_CREATE_READ_ONLY = ["id", "created"] as const;
+export const USER_UPDATE_READ_ONLY = ["id", "username", "created"] as const;
 
 export const createUserBody = z.strictObject({
   username,

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import pkg from "../package.json";
+import { BASE, call, expectError, expectJson, ORIGIN } from "./helpers/api";
+import { exports } from "cloudflare:workers";
+
+describe("GET /ticketing/v1", () => {
+  it("names the service and its version, without a key", async () => {
+    expect(await expectJson(call("GET", "", { key: null, auth: null }), 200)).toEqual({ name: pkg.name, version: pkg.version });
+  });
+});
+
+describe("GET /ticketing/v1/health", () => {
+  it("answers ok without a key", async () => {
+    expect(await expectJson(call("GET", "/health", { key: null, auth: null }), 200)).toEqual({ status: "ok" });
+  });
+});
+
+describe("X-Request-Id", () => {
+  it("echoes a sane incoming id on success and on error", async () => {
+    const ok = await call("GET", "/health", { headers: { "X-Request-Id": "trace-123.abc:def" } });
+    expect(ok.headers.get("X-Request-Id")).toBe("trace-123.abc:def");
+    const err = await call("GET", "/admin/users", { key: null, headers: { "X-Request-Id": "trace-456" } });
+    expect(err.status).toBe(401);
+    expect(err.headers.get("X-Request-Id")).toBe("trace-456");
+  });
+
+  it("generates one when none, or an unsafe one, is sent", async () => {
+    for (const headers of [{}, { "X-Request-Id": "has spaces and <html>" }, { "X-Request-Id": "x".repeat(129) }]) {
+      const res = await call("GET", "/health", { headers });
+      expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const a = await call("GET", "/health");
+    const b = await call("GET", "/health");
+    expect(a.headers.get("X-Request-Id")).not.toBe(b.headers.get("X-Request-Id"));
+  });
+
+  it("is present on routes outside the API too", async () => {
+    const res = await exports.default.fetch(`${ORIGIN}/elsewhere`);
+    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+    await expectError(res, 404, "rest_no_route");
+  });
+});
+
+describe("body limits", () => {
+  const big = JSON.stringify({ name: "x".repeat(1024 * 1024) });
+
+  it("refuses a JSON body over 1 MiB with 413", async () => {
+    await expectError(call("POST", "/admin/users", { body: big }), 413, "rest_payload_too_large");
+  });
+
+  it("counts a streamed body without Content-Length too", async () => {
+    const bytes = new TextEncoder().encode(big);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.slice(i, i + 64 * 1024));
+        controller.close();
+      },
+    });
+    const res = await exports.default.fetch(`${BASE}/admin/users`, {
+      method: "POST",
+      headers: { "X-EVT-API-KEY": "test-api-key", "Content-Type": "application/json" },
+      body: stream,
+    });
+    await expectError(res, 413, "rest_payload_too_large");
+  });
+
+  it("refuses a multipart upload over 10 MiB with 413", async () => {
+    const res = await call("POST", "/admin/users", {
+      body: "x".repeat(10 * 1024 * 1024 + 1),
+      headers: { "Content-Type": "multipart/form-data; boundary=b" },
+    });
+    await expectError(res, 413, "rest_payload_too_large");
+  });
+});
