@@ -25,7 +25,7 @@ describe("X-Request-Id", () => {
   });
 
   it("generates one when none, or an unsafe one, is sent", async () => {
-    for (const headers of [{}, { "X-Request-Id": "has spaces and <html>" }, { "X-Request-Id": "x".repeat(129) }]) {
+    for (const headers of [{}, { "X-Request-Id": "has spaces and <html>" }, { "X-Request-Id": "x".repeat(129) }] as Record<string, string>[]) {
       const res = await call("GET", "/health", { headers });
       expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
     }

@@ -37,6 +37,14 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
+/** The part of a zod issue this module reads (the validator's hook types it as zod 3 or zod 4). */
+interface Issue {
+  code: string;
+  path: readonly PropertyKey[];
+  message: string;
+  keys?: readonly string[];
+}
+
 /**
  * Turns zod issues into `rest_missing_callback_param` (only absent fields) or `rest_invalid_param`. `data.params`
  * is keyed by top-level field, as WordPress does; a nested problem names its inner path in the message.

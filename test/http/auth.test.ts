@@ -5,7 +5,7 @@ import worker from "../../src/index";
 import { ADMIN, call, createUser, expectError, expectJson, request } from "../helpers/api";
 
 /** Calls the worker with some settings changed, as another deployment would be configured. */
-function callWith(overrides: Record<string, unknown>, req: Request): Promise<Response> {
+async function callWith(overrides: Record<string, unknown>, req: Request): Promise<Response> {
   return worker.fetch(req, { ...env, ...overrides } as typeof env, createExecutionContext());
 }
 
