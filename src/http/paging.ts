@@ -62,7 +62,8 @@ export function setPagingHeaders(c: Context, total: number, p: PageRequest): voi
   };
   const links: string[] = [];
   if (p.offset !== undefined) {
-    if (p.offset > 0) links.push(link("offset", Math.max(0, p.offset - p.per_page), "prev"));
+    // Past the end, `prev` points at the last full window rather than at another empty one.
+    if (p.offset > 0) links.push(link("offset", Math.max(0, Math.min(p.offset - p.per_page, total - p.per_page)), "prev"));
     if (p.offset + p.per_page < total) links.push(link("offset", p.offset + p.per_page, "next"));
   } else {
     if (p.page > 1 && totalPages > 0) links.push(link("page", Math.min(p.page - 1, totalPages), "prev"));

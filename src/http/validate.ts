@@ -50,8 +50,9 @@ interface Issue {
  * is keyed by top-level field, as WordPress does; a nested problem names its inner path in the message.
  */
 export function validationError(error: { issues: readonly Issue[] }, input: unknown, dropPrefix?: string): ApiError {
-  const missing: Record<string, string> = {};
-  const invalid: Record<string, string> = {};
+  // Without a prototype, a field named `constructor` or `__proto__` is an ordinary key.
+  const missing: Record<string, string> = Object.create(null);
+  const invalid: Record<string, string> = Object.create(null);
   for (const issue of error.issues) {
     const path = dropPrefix && issue.path[0] === dropPrefix ? issue.path.slice(1) : issue.path;
     if (issue.code === "unrecognized_keys") {
@@ -149,7 +150,7 @@ const NUMERIC_ID = /^[1-9]\d{0,15}$/;
 
 /** A numeric `:id` path parameter; one that cannot exist answers as an unknown id, `404 rest_<resource>_invalid_id`. */
 export function pathId(resource: string) {
-  const schema = z.object({ id: z.string().regex(NUMERIC_ID).transform(Number) });
+  const schema = z.object({ id: z.string().regex(NUMERIC_ID).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER)) });
   const middleware = zValidator("param", schema, (result) => {
     if (!result.success) throw invalidId(resource);
   });

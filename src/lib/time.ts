@@ -27,11 +27,19 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+const IANA_NAME = /^(UTC|[A-Z][A-Za-z_]+(\/[A-Za-z0-9_+-]+)+)$/;
+
+/**
+ * An IANA zone name in its standard spelling (`Europe/Amsterdam`, `UTC`). Offsets (`+01:00`), abbreviations
+ * (`EST`) and other spellings (`europe/amsterdam`) are refused: an event stores and echoes what it was given.
+ */
 export function isValidTimeZone(timeZone: string): boolean {
-  if (formatters.has(timeZone)) return true;
+  if (!IANA_NAME.test(timeZone)) return false;
   try {
-    formatter(timeZone);
-    return true;
+    // ICU resolves aliases to its own canonical name (Asia/Kolkata -> Asia/Calcutta), so only a name that
+    // differs from the resolved one by letter case alone is a misspelling.
+    const resolved = formatter(timeZone).resolvedOptions().timeZone;
+    return resolved === timeZone || resolved.toLowerCase() !== timeZone.toLowerCase();
   } catch {
     return false;
   }
