@@ -12,7 +12,7 @@ const positiveInt = (max: number) =>
 
 const idList = z
   .string()
-  .regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, "must be comma-separated ids")
+  .regex(/^\s*\d{1,15}\s*(,\s*\d{1,15}\s*)*$/, "must be comma-separated ids")
   .transform((s) => s.split(",").map((part) => Number(part.trim())));
 
 export const pagingQueryShape = {
