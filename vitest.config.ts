@@ -17,6 +17,7 @@ export default defineConfig(async () => {
             ADMIN_PASSWORD: "test-admin-password",
             PASSWORD_PEPPER: "test-password-pepper",
             TIMEZONE: "Europe/Amsterdam",
+            ALLOW_HTTP_OUTBOUND: "true",
           },
         },
       }),

@@ -6,6 +6,10 @@ import { internalError, noRoute, renderError, toApiError } from "./http/errors";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
+import { eventsRoutes } from "./routes/events.routes";
+import { inputFieldsRoutes } from "./routes/input-fields.routes";
+import { scanKeysRoutes } from "./routes/scan-keys.routes";
+import { ticketTypesRoutes } from "./routes/ticket-types.routes";
 import { usersRoutes } from "./routes/users.routes";
 
 /**
@@ -22,6 +26,10 @@ export function buildApp() {
   app.use(`${API_BASE}/*`, requireApiKey);
   app.use(`${API_BASE}/admin/*`, requireUser);
   app.route(`${API_BASE}/admin/users`, usersRoutes);
+  app.route(`${API_BASE}/admin/events`, eventsRoutes);
+  app.route(`${API_BASE}/admin/events/:id/ticket-types`, ticketTypesRoutes);
+  app.route(`${API_BASE}/admin/events/:id/input-fields`, inputFieldsRoutes);
+  app.route(`${API_BASE}/admin/events/:id/scan-keys`, scanKeysRoutes);
 
   app.notFound(() => renderError(noRoute()));
   app.onError((err, c) => {

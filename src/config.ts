@@ -26,6 +26,10 @@ const schema = z.object({
     .string()
     .default("UTC")
     .refine(isValidTimeZone, "must be an IANA time zone name"),
+  ALLOW_HTTP_OUTBOUND: z
+    .string()
+    .optional()
+    .transform((s) => s === "true"),
   LOG_RETENTION_DAYS: z
     .string()
     .default("90")
@@ -39,6 +43,8 @@ export interface Config {
   passwordPepper: string;
   timezone: string;
   logRetentionDays: number;
+  /** Local development and tests only: outbound calls may use http and loopback hosts. */
+  allowHttpOutbound: boolean;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +70,7 @@ export function loadConfig(env: Env): Config {
     passwordPepper: v.PASSWORD_PEPPER,
     timezone: v.TIMEZONE,
     logRetentionDays: v.LOG_RETENTION_DAYS,
+    allowHttpOutbound: v.ALLOW_HTTP_OUTBOUND,
   };
   cache.set(env, config);
   return config;

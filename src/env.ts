@@ -16,6 +16,7 @@ export interface Env {
   PASSWORD_PEPPER?: string;
   TIMEZONE?: string;
   LOG_RETENTION_DAYS?: string;
+  ALLOW_HTTP_OUTBOUND?: string;
 }
 
 type ServiceEnv = Env;

@@ -23,7 +23,7 @@ describe("the event Durable Object", () => {
     expect(await stub.configVersion()).toBe(0);
     await runInDurableObject(stub, (instance: EventObject, state) => {
       const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray();
-      expect(tables.map((t) => t.name)).toContain("meta");
+      expect(tables.map((t) => t.name)).toContain("config");
       expect(instance.configVersion()).toBe(0);
     });
   });

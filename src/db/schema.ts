@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** D1 schema. Date-times are UTC epoch seconds; money is integer cents; columns are snake_case. */
 
@@ -51,4 +51,208 @@ export const logs = sqliteTable(
     description: text("description").notNull(),
   },
   (t) => [index("logs_created").on(t.createdAt), index("logs_order").on(t.orderId), index("logs_event").on(t.eventId)],
+);
+
+/** Nested event settings, stored as JSON: each belongs to one feature flag and is read with the event. */
+export interface EmailSettings {
+  sender_name: string;
+  sender_email: string;
+  bcc: string;
+  subject: string;
+  body: string;
+}
+export interface ConfirmationEmailSettings {
+  bcc: string;
+  subject: string;
+  body: string;
+  redirect: string;
+}
+export interface UserGroupSettings {
+  group_type: number;
+  rest_url: string;
+  rest_header: string;
+}
+export interface SeatSettings {
+  number_of_seats: number;
+  seats_format: string;
+  seats_config: string;
+  linked_event: number;
+}
+export interface TicketPdfSettings {
+  attachment_id: number;
+  x_position: number;
+  y_position: number;
+  rotation: number;
+  scale: number;
+  no_border: boolean;
+}
+
+const flag = (name: string) => integer(name, { mode: "boolean" }).notNull().default(false);
+
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventName: text("event_name").notNull(),
+    timezone: text("timezone").notNull(),
+    eventDate: integer("event_date"),
+    eventDateFormat: text("event_date_format").notNull(),
+    startDate: integer("start_date"),
+    endDate: integer("end_date"),
+    stock: integer("stock").notNull().default(0),
+    sold: integer("sold").notNull().default(0),
+    stockLink: integer("stock_link").notNull().default(0),
+    groupType: integer("group_type").notNull().default(0),
+    eventGroup: text("event_group").notNull().default(""),
+    redirect: text("redirect").notNull().default(""),
+    orderSubmitText: text("order_submit_text").notNull().default(""),
+    terms: text("terms").notNull().default(""),
+    email: text("email", { mode: "json" }).$type<EmailSettings>().notNull(),
+    emailConfirmation: text("email_confirmation", { mode: "json" }).$type<ConfirmationEmailSettings>().notNull(),
+    confirmationTimeout: integer("confirmation_timeout").notNull().default(0),
+    uniqueEventIds: text("unique_event_ids", { mode: "json" }).$type<number[]>().notNull(),
+    userGroups: text("user_groups", { mode: "json" }).$type<UserGroupSettings>().notNull(),
+    seats: text("seats", { mode: "json" }).$type<SeatSettings>().notNull(),
+    ticketPdf: text("ticket_pdf", { mode: "json" }).$type<TicketPdfSettings>().notNull(),
+    emailsNeeded: flag("emails_needed"),
+    ticketsNeeded: flag("tickets_needed"),
+    invoiceNeeded: flag("invoice_needed"),
+    uniqueUsersNeeded: flag("unique_users_needed"),
+    userGroupsNeeded: flag("user_groups_needed"),
+    recaptchaNeeded: flag("recaptcha_needed"),
+    confirmationEmailsNeeded: flag("confirmation_emails_needed"),
+    addDashboardOrdersNeeded: flag("add_dashboard_orders_needed"),
+    testPaymentsNeeded: flag("test_payments_needed"),
+    seatsNeeded: flag("seats_needed"),
+    webhooksNeeded: flag("webhooks_needed"),
+    reloadOnExitNeeded: flag("reload_on_exit_needed"),
+    couponsNeeded: flag("coupons_needed"),
+    // Bumped in the same batch as every change the event's object copies; the object ignores older versions.
+    configVersion: integer("config_version").notNull().default(1),
+    // The newest version the object is known to have accepted; the sweep re-pushes events behind.
+    pushedVersion: integer("pushed_version").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    modifiedAt: integer("modified_at").notNull(),
+  },
+  (t) => [index("events_name").on(t.eventName), index("events_date").on(t.eventDate), index("events_pending_push").on(t.pushedVersion, t.configVersion)],
+);
+
+export const VOLUME_PRICE_MIN_COUNT = 2;
+
+export interface VolumePrice {
+  count: number;
+  cents: number;
+}
+
+export const ticketTypes = sqliteTable(
+  "ticket_types",
+  {
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    id: text("id").notNull(),
+    position: integer("position").notNull(),
+    name: text("name").notNull(),
+    priceCents: integer("price_cents").notNull(),
+    volumePrice: text("volume_price", { mode: "json" }).$type<VolumePrice[]>().notNull(),
+    // Percent in hundredths (21 % is 2100), so VAT like 5.5 % stays exact.
+    vatHundredths: integer("vat_hundredths").notNull().default(0),
+    stockControl: integer("stock_control", { mode: "boolean" }).notNull().default(false),
+    stock: integer("stock").notNull().default(0),
+    sold: integer("sold").notNull().default(0),
+    minimumToOrder: integer("minimum_to_order").notNull().default(0),
+    maximumToOrder: integer("maximum_to_order").notNull().default(10),
+    isCounted: integer("is_counted", { mode: "boolean" }).notNull().default(true),
+    showRemaining: integer("show_remaining", { mode: "boolean" }).notNull().default(false),
+    attachmentId: integer("attachment_id").notNull().default(0),
+    personalise: text("personalise", { mode: "json" }).$type<string[]>().notNull(),
+    layout: text("layout", { mode: "json" }).$type<string[]>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.id] }),
+    uniqueIndex("ticket_types_name_unique").on(t.eventId, t.name),
+  ],
+);
+
+export const INPUT_FIELD_TYPES = ["text", "select", "password", "date", "time"] as const;
+export type InputFieldType = (typeof INPUT_FIELD_TYPES)[number];
+
+export const inputFields = sqliteTable(
+  "input_fields",
+  {
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    id: text("id").notNull(),
+    position: integer("position").notNull(),
+    name: text("name").notNull(),
+    type: text("type", { enum: INPUT_FIELD_TYPES }).notNull().default("text"),
+    value: text("value").notNull().default(""),
+    min: text("min").notNull().default(""),
+    max: text("max").notNull().default(""),
+    isRequired: integer("is_required", { mode: "boolean" }).notNull().default(false),
+    isPersonalised: integer("is_personalised", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.id] }), uniqueIndex("input_fields_name_unique").on(t.eventId, t.name)],
+);
+
+export const SCAN_LEVELS = [0, 1, 6, 7, 8, 9] as const;
+
+export const scanKeys = sqliteTable(
+  "scan_keys",
+  {
+    key: text("key").primaryKey(),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    level: integer("level").notNull(),
+    tickets: text("tickets", { mode: "json" }).$type<string[]>().notNull(),
+    dateFormat: text("date_format").notNull(),
+    location: text("location").notNull(),
+  },
+  (t) => [uniqueIndex("scan_keys_location_unique").on(t.eventId, t.location)],
+);
+
+export const TEMPLATE_TYPES = ["ticket", "invoice"] as const;
+
+export const pdfTemplates = sqliteTable(
+  "pdf_templates",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    title: text("title").notNull(),
+    type: text("type", { enum: TEMPLATE_TYPES }).notNull().default("ticket"),
+    authorId: integer("author_id").notNull(),
+    fileKey: text("file_key").notNull(),
+    createdAt: integer("created_at").notNull(),
+    modifiedAt: integer("modified_at").notNull(),
+  },
+  (t) => [index("pdf_templates_author").on(t.authorId)],
+);
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull(),
+    uid: text("uid").notNull(),
+    paymentId: text("payment_id").notNull().default(""),
+    paymentStatus: text("payment_status").notNull(),
+    customStatus: text("custom_status").notNull().default(""),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("orders_uid_unique").on(t.uid), index("orders_event").on(t.eventId)],
+);
+
+export const tickets = sqliteTable(
+  "tickets",
+  {
+    id: text("id").primaryKey(),
+    orderId: integer("order_id").notNull(),
+    eventId: integer("event_id").notNull(),
+    ticketTypeId: text("ticket_type_id").notNull(),
+  },
+  (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],
 );

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { EventConfig } from "./event-config";
 
 /**
  * One object per event (`event:<id>`): the authority on that event's remaining stock, holds and scan state,
@@ -7,6 +8,7 @@ import type { Env } from "../env";
  */
 export class EventObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private cachedConfig: EventConfig | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -15,12 +17,40 @@ export class EventObject extends DurableObject<Env> {
   }
 
   private migrate(): void {
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)`);
   }
 
-  /** The catalogue version this object last accepted (0 before any push). */
+  /** The catalogue copy this object decides with, or null before the first push. */
+  config(): EventConfig | null {
+    if (this.cachedConfig === undefined) {
+      const row = this.sql.exec<{ body: string }>(`SELECT body FROM config WHERE id = 1`).toArray()[0];
+      this.cachedConfig = row ? (JSON.parse(row.body) as EventConfig) : null;
+    }
+    return this.cachedConfig;
+  }
+
+  /** The catalogue version this object holds (0 before any push). */
   configVersion(): number {
-    const row = this.sql.exec<{ value: number }>(`SELECT value FROM meta WHERE key = 'config_version'`).toArray()[0];
-    return row?.value ?? 0;
+    return this.config()?.version ?? 0;
+  }
+
+  /** Keeps `next` when it is newer than what the object holds; answers the version now held. */
+  applyConfig(next: EventConfig): number {
+    const current = this.configVersion();
+    if (next.version <= current) return current;
+    this.sql.exec(
+      `INSERT INTO config (id, version, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, body = excluded.body`,
+      next.version,
+      JSON.stringify(next),
+    );
+    this.cachedConfig = next;
+    return next.version;
+  }
+
+  /** The event was deleted: forget everything, so a later event can never inherit this state. */
+  async retire(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.cachedConfig = undefined;
+    this.migrate();
   }
 }

@@ -157,6 +157,15 @@ export function pathId(resource: string) {
   return recorded(middleware, { target: "param", schema });
 }
 
+/** A string path parameter such as a ticket type id; one that does not match answers as an unknown id. */
+export function pathKey<N extends string>(resource: string, name: N, pattern: RegExp) {
+  const schema = z.object({ [name]: z.string().regex(pattern) } as Record<N, z.ZodString>);
+  const middleware = zValidator("param", schema, (result) => {
+    if (!result.success) throw invalidId(resource);
+  });
+  return recorded(middleware, { target: "param", schema });
+}
+
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value !== null && typeof value === "object") {

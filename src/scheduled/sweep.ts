@@ -1,11 +1,13 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
 import { depsFromEnv } from "../services/deps";
+import { repairEventConfigs } from "../services/event-config.service";
 import { purgeExpiredLogs } from "../services/logs.service";
 
 /** The cron sweep: retention and backstops only; per-event deadlines belong to the event objects' alarms. */
 export async function sweep(env: Env): Promise<void> {
   const deps = depsFromEnv(env);
   const logsPurged = await purgeExpiredLogs(deps);
-  log("info", "sweep", { logs_purged: logsPurged });
+  const configsRepaired = await repairEventConfigs(deps);
+  log("info", "sweep", { logs_purged: logsPurged, event_configs_repaired: configsRepaired });
 }

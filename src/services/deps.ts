@@ -1,5 +1,6 @@
 import { loadConfig, type Config } from "../config";
 import { openDb, type Db } from "../db/client";
+import { eventObjectsFrom, type EventObjects } from "../durable-objects/event.client";
 import type { Env } from "../env";
 import { nowSeconds } from "../lib/time";
 
@@ -9,8 +10,9 @@ export interface Deps {
   config: Config;
   /** UTC epoch seconds; injectable so that tests can move the clock. */
   now: () => number;
+  eventObjects: EventObjects;
 }
 
 export function depsFromEnv(env: Env): Deps {
-  return { db: openDb(env.DB), config: loadConfig(env), now: nowSeconds };
+  return { db: openDb(env.DB), config: loadConfig(env), now: nowSeconds, eventObjects: eventObjectsFrom(env) };
 }

@@ -1,0 +1,34 @@
+/**
+ * What an event's object needs to know of the catalogue to decide stock and scans on its own. The Worker builds
+ * it from D1 after every change and pushes it; `version` is the event's `config_version`, and the object keeps
+ * only the newest it has seen.
+ */
+export interface EventConfig {
+  eventId: number;
+  version: number;
+  eventName: string;
+  timezone: string;
+  /** 0 means unlimited. */
+  stock: number;
+  stockLink: number;
+  reloadOnExit: boolean;
+  ticketTypes: TicketTypeConfig[];
+  scanKeys: ScanKeyConfig[];
+}
+
+export interface TicketTypeConfig {
+  id: string;
+  name: string;
+  stockControl: boolean;
+  stock: number;
+  isCounted: boolean;
+}
+
+export interface ScanKeyConfig {
+  key: string;
+  level: number;
+  /** Ticket type names this key admits; empty admits all. */
+  tickets: string[];
+  dateFormat: string;
+  location: string;
+}

@@ -1,0 +1,118 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { isUniqueViolation } from "../db/client";
+import { inputFields, ticketTypes } from "../db/schema";
+import { conflict, invalidId, invalidParams } from "../http/errors";
+import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
+import type { Deps } from "./deps";
+import { inputFieldProblems, type InputFieldSpec } from "./input-field-rules";
+import { newCatalogueId } from "./ticket-types.service";
+
+type InputFieldValues = InputFieldSpec & { name: string; isRequired: boolean };
+
+const DEFAULTS: InputFieldValues = { name: "", type: "text", value: "", min: "", max: "", isRequired: false, isPersonalised: false };
+
+export function listInputFields({ db }: Deps, eventId: number): Promise<InputFieldRow[]> {
+  return db.select().from(inputFields).where(eq(inputFields.eventId, eventId)).orderBy(asc(inputFields.position));
+}
+
+export async function getInputField({ db }: Deps, eventId: number, id: string): Promise<InputFieldRow> {
+  const row = await db.select().from(inputFields).where(and(eq(inputFields.eventId, eventId), eq(inputFields.id, id))).get();
+  if (!row) throw invalidId("input_field");
+  return row;
+}
+
+function resolve(base: InputFieldValues, input: InputFieldInput): InputFieldValues {
+  const values: InputFieldValues = {
+    name: input.name ?? base.name,
+    type: input.type ?? base.type,
+    value: input.value ?? base.value,
+    min: input.min ?? base.min,
+    max: input.max ?? base.max,
+    isRequired: input.is_required ?? base.isRequired,
+    isPersonalised: input.is_personalised ?? base.isPersonalised,
+  };
+  const problems = inputFieldProblems(values);
+  if (Object.keys(problems).length > 0) throw invalidParams(problems);
+  return values;
+}
+
+const NAME_TAKEN = (name: string) => conflict(`An input field named "${name}" already exists for this event.`);
+
+/** Ticket types of the event whose `personalise` or `layout` list names the field. */
+function referringTicketTypes({ db }: Deps, eventId: number, name: string, lists: ("personalise" | "layout")[]) {
+  const names = lists.map((list) => sql`EXISTS (SELECT 1 FROM json_each(${ticketTypes[list]}) WHERE value = ${name})`);
+  return db
+    .select({ name: ticketTypes.name })
+    .from(ticketTypes)
+    .where(and(eq(ticketTypes.eventId, eventId), sql.join(names, sql` OR `)));
+}
+
+function renameIn(deps: Deps, eventId: number, list: "personalise" | "layout", from: string, to: string) {
+  const column = ticketTypes[list];
+  return deps.db
+    .update(ticketTypes)
+    .set({ [list]: sql`(SELECT json_group_array(CASE WHEN value = ${from} THEN ${to} ELSE value END ORDER BY key) FROM json_each(${column}))` })
+    .where(and(eq(ticketTypes.eventId, eventId), sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${from})`));
+}
+
+export async function createInputField(deps: Deps, eventId: number, input: InputFieldInput): Promise<InputFieldRow> {
+  const values = resolve(DEFAULTS, input);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [row] = await deps.db
+        .insert(inputFields)
+        .values({
+          ...values,
+          eventId,
+          id: newCatalogueId(),
+          position: sql`(SELECT coalesce(max(position), 0) + 1 FROM input_fields WHERE event_id = ${eventId})`,
+        })
+        .returning();
+      return row!;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const clash = await deps.db.select({ id: inputFields.id }).from(inputFields).where(and(eq(inputFields.eventId, eventId), eq(inputFields.name, values.name))).get();
+      if (clash) throw NAME_TAKEN(values.name);
+      if (attempt >= 4) throw err;
+    }
+  }
+}
+
+/**
+ * A rename is carried into every ticket type list that names the field, in the same batch. A field a
+ * `personalise` list names must stay personalised (and so cannot become a password field).
+ */
+export async function updateInputField(deps: Deps, current: InputFieldRow, input: InputFieldInput): Promise<InputFieldRow> {
+  const values = resolve(current, input);
+  if (current.isPersonalised && !values.isPersonalised) {
+    const users = await referringTicketTypes(deps, current.eventId, current.name, ["personalise"]);
+    if (users.length > 0) {
+      throw conflict(`Input field "${current.name}" is personalised by ticket type(s) ${users.map((t) => `"${t.name}"`).join(", ")}.`);
+    }
+  }
+  const { db } = deps;
+  try {
+    const [rows] = await db.batch([
+      db
+        .update(inputFields)
+        .set(values)
+        .where(and(eq(inputFields.eventId, current.eventId), eq(inputFields.id, current.id)))
+        .returning(),
+      renameIn(deps, current.eventId, "personalise", current.name, values.name),
+      renameIn(deps, current.eventId, "layout", current.name, values.name),
+    ]);
+    if (!rows[0]) throw invalidId("input_field");
+    return rows[0];
+  } catch (err) {
+    if (isUniqueViolation(err)) throw NAME_TAKEN(values.name);
+    throw err;
+  }
+}
+
+export async function deleteInputField(deps: Deps, current: InputFieldRow): Promise<void> {
+  const users = await referringTicketTypes(deps, current.eventId, current.name, ["personalise", "layout"]);
+  if (users.length > 0) {
+    throw conflict(`Input field "${current.name}" is named by ticket type(s) ${users.map((t) => `"${t.name}"`).join(", ")}.`);
+  }
+  await deps.db.delete(inputFields).where(and(eq(inputFields.eventId, current.eventId), eq(inputFields.id, current.id)));
+}
