@@ -148,22 +148,42 @@ export function query<S extends z.ZodObject>(schema: S) {
 
 const NUMERIC_ID = /^[1-9]\d{0,15}$/;
 
-/** A numeric `:id` path parameter; one that cannot exist answers as an unknown id, `404 rest_<resource>_invalid_id`. */
-export function pathId(resource: string) {
-  const schema = z.object({ id: z.string().regex(NUMERIC_ID).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER)) });
+interface PathParam<T> {
+  resource: string;
+  schema: z.ZodType<T, string>;
+}
+
+/** A numeric id parameter (`/events/7`). */
+export function numericParam(resource: string): PathParam<number> {
+  return { resource, schema: z.string().regex(NUMERIC_ID).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER)) };
+}
+
+/** A string id parameter matching `pattern` (`/ticket-types/v05ef7`). */
+export function keyParam(resource: string, pattern: RegExp): PathParam<string> {
+  return { resource, schema: z.string().regex(pattern) };
+}
+
+/**
+ * All path parameters of a route, in one validator (Hono keeps only the last validated value per target). A
+ * parameter that cannot name anything answers as an unknown id of its resource: `404 rest_<resource>_invalid_id`,
+ * the outermost first (`/events/x/ticket-types/y` is an unknown event).
+ */
+export function pathParams<P extends Record<string, PathParam<unknown>>>(params: P) {
+  const schema = z.object(Object.fromEntries(Object.entries(params).map(([name, p]) => [name, p.schema]))) as z.ZodObject<{
+    [K in keyof P]: P[K]["schema"];
+  }>;
   const middleware = zValidator("param", schema, (result) => {
-    if (!result.success) throw invalidId(resource);
+    if (result.success) return;
+    const failed = new Set(result.error.issues.map((issue) => String(issue.path[0])));
+    const first = Object.entries(params).find(([name]) => failed.has(name));
+    throw invalidId(first?.[1].resource ?? "resource");
   });
   return recorded(middleware, { target: "param", schema });
 }
 
-/** A string path parameter such as a ticket type id; one that does not match answers as an unknown id. */
-export function pathKey<N extends string>(resource: string, name: N, pattern: RegExp) {
-  const schema = z.object({ [name]: z.string().regex(pattern) } as Record<N, z.ZodString>);
-  const middleware = zValidator("param", schema, (result) => {
-    if (!result.success) throw invalidId(resource);
-  });
-  return recorded(middleware, { target: "param", schema });
+/** A route whose only path parameter is the numeric `:id` of `resource`. */
+export function pathId(resource: string) {
+  return pathParams({ id: numericParam(resource) });
 }
 
 function canonical(value: unknown): string {

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
 import { collection, created, deleted, ok } from "../http/respond";
-import { assertReadOnlyUnchanged, createBody, pathId, pathKey, updateBody } from "../http/validate";
+import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../http/validate";
 import {
   createInputFieldBody,
   INPUT_FIELD_CREATE_READ_ONLY,
@@ -13,7 +13,7 @@ import {
 import { getEventFor } from "../services/events.service";
 import { createInputField, deleteInputField, getInputField, listInputFields, updateInputField } from "../services/input-fields.service";
 
-const fieldId = pathKey("input_field", "fieldId", /^v[0-9a-f]{5}$/);
+const fieldParams = pathParams({ id: numericParam("event"), fieldId: keyParam("input_field", /^v[0-9a-f]{5}$/) });
 
 /** `/admin/events/<event_id>/input-fields` (spec: Input fields). */
 export const inputFieldsRoutes = new Hono<AppEnv>()
@@ -30,14 +30,14 @@ export const inputFieldsRoutes = new Hono<AppEnv>()
     return created(c, presentInputField(c, field), `/admin/events/${event.id}/input-fields/${field.id}`);
   })
 
-  .get("/:fieldId", pathId("event"), fieldId, async (c) => {
+  .get("/:fieldId", fieldParams, async (c) => {
     const deps = depsOf(c);
     const { id, fieldId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentInputField(c, await getInputField(deps, event.id, fieldId)));
   })
 
-  .put("/:fieldId", pathId("event"), fieldId, updateBody(updateInputFieldBody, INPUT_FIELD_UPDATE_READ_ONLY), async (c) => {
+  .put("/:fieldId", fieldParams, updateBody(updateInputFieldBody, INPUT_FIELD_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { id, fieldId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
@@ -47,7 +47,7 @@ export const inputFieldsRoutes = new Hono<AppEnv>()
     return ok(c, presentInputField(c, await updateInputField(deps, current, patch)));
   })
 
-  .delete("/:fieldId", pathId("event"), fieldId, async (c) => {
+  .delete("/:fieldId", fieldParams, async (c) => {
     const deps = depsOf(c);
     const { id, fieldId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);

@@ -3,7 +3,7 @@ import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
 import { withoutLinks } from "../http/links";
 import { collection, created, deleted, ok } from "../http/respond";
-import { assertReadOnlyUnchanged, createBody, pathId, pathKey, updateBody } from "../http/validate";
+import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../http/validate";
 import {
   createScanKeyBody,
   presentScanKey,
@@ -15,7 +15,7 @@ import {
 import { getEventFor } from "../services/events.service";
 import { createScanKey, deleteScanKey, getScanKey, listScanKeys, updateScanKey } from "../services/scan-keys.service";
 
-const scanKey = pathKey("scan_key", "key", SCAN_KEY_PATTERN);
+const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_key", SCAN_KEY_PATTERN) });
 
 /** `/admin/events/<event_id>/scan-keys` (decisions.md section 6). */
 export const scanKeysRoutes = new Hono<AppEnv>()
@@ -32,14 +32,14 @@ export const scanKeysRoutes = new Hono<AppEnv>()
     return created(c, presentScanKey(c, key), `/admin/events/${event.id}/scan-keys/${key.key}`);
   })
 
-  .get("/:key", pathId("event"), scanKey, async (c) => {
+  .get("/:key", keyParams, async (c) => {
     const deps = depsOf(c);
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentScanKey(c, await getScanKey(deps, event.id, key)));
   })
 
-  .put("/:key", pathId("event"), scanKey, updateBody(updateScanKeyBody, SCAN_KEY_UPDATE_READ_ONLY), async (c) => {
+  .put("/:key", keyParams, updateBody(updateScanKeyBody, SCAN_KEY_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
@@ -49,7 +49,7 @@ export const scanKeysRoutes = new Hono<AppEnv>()
     return ok(c, presentScanKey(c, await updateScanKey(deps, current, patch)));
   })
 
-  .delete("/:key", pathId("event"), scanKey, async (c) => {
+  .delete("/:key", keyParams, async (c) => {
     const deps = depsOf(c);
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);

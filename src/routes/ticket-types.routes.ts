@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
 import { collection, created, deleted, ok } from "../http/respond";
-import { assertReadOnlyUnchanged, createBody, pathId, pathKey, updateBody } from "../http/validate";
+import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../http/validate";
 import {
   createTicketTypeBody,
   presentTicketType,
@@ -13,7 +13,7 @@ import {
 import { getEventFor } from "../services/events.service";
 import { createTicketType, deleteTicketType, getTicketType, listTicketTypes, updateTicketType } from "../services/ticket-types.service";
 
-const typeId = pathKey("ticket_type", "typeId", /^v[0-9a-f]{5}$/);
+const typeParams = pathParams({ id: numericParam("event"), typeId: keyParam("ticket_type", /^v[0-9a-f]{5}$/) });
 
 /** `/admin/events/<event_id>/ticket-types` (spec: Ticket types). */
 export const ticketTypesRoutes = new Hono<AppEnv>()
@@ -30,14 +30,14 @@ export const ticketTypesRoutes = new Hono<AppEnv>()
     return created(c, presentTicketType(c, type), `/admin/events/${event.id}/ticket-types/${type.id}`);
   })
 
-  .get("/:typeId", pathId("event"), typeId, async (c) => {
+  .get("/:typeId", typeParams, async (c) => {
     const deps = depsOf(c);
     const { id, typeId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentTicketType(c, await getTicketType(deps, event.id, typeId)));
   })
 
-  .put("/:typeId", pathId("event"), typeId, updateBody(updateTicketTypeBody, TICKET_TYPE_UPDATE_READ_ONLY), async (c) => {
+  .put("/:typeId", typeParams, updateBody(updateTicketTypeBody, TICKET_TYPE_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { id, typeId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
@@ -47,7 +47,7 @@ export const ticketTypesRoutes = new Hono<AppEnv>()
     return ok(c, presentTicketType(c, await updateTicketType(deps, c.var.user, current, patch)));
   })
 
-  .delete("/:typeId", pathId("event"), typeId, async (c) => {
+  .delete("/:typeId", typeParams, async (c) => {
     const deps = depsOf(c);
     const { id, typeId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
