@@ -5,6 +5,7 @@ import { conflict, invalidId, invalidParams } from "../http/errors";
 import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
 import type { Deps } from "./deps";
 import { inputFieldProblems, type InputFieldSpec } from "./input-field-rules";
+import { insertWithFreshId } from "./fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";
 
 type InputFieldValues = InputFieldSpec & { name: string; isRequired: boolean };
@@ -57,25 +58,25 @@ function renameIn(deps: Deps, eventId: number, list: "personalise" | "layout", f
 
 export async function createInputField(deps: Deps, eventId: number, input: InputFieldInput): Promise<InputFieldRow> {
   const values = resolve(DEFAULTS, input);
-  for (let attempt = 0; ; attempt++) {
-    try {
+  return insertWithFreshId(
+    newCatalogueId,
+    async (id) => {
       const [row] = await deps.db
         .insert(inputFields)
         .values({
           ...values,
           eventId,
-          id: newCatalogueId(),
+          id,
           position: sql`(SELECT coalesce(max(position), 0) + 1 FROM input_fields WHERE event_id = ${eventId})`,
         })
         .returning();
       return row!;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+    },
+    async () => {
       const clash = await deps.db.select({ id: inputFields.id }).from(inputFields).where(and(eq(inputFields.eventId, eventId), eq(inputFields.name, values.name))).get();
-      if (clash) throw NAME_TAKEN(values.name);
-      if (attempt >= 4) throw err;
-    }
-  }
+      return clash ? NAME_TAKEN(values.name) : null;
+    },
+  );
 }
 
 /**

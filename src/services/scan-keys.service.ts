@@ -5,6 +5,7 @@ import { conflict, invalidId, invalidParams } from "../http/errors";
 import { randomString } from "../lib/random";
 import type { ScanKeyCreateInput, ScanKeyRow, ScanKeyUpdateInput } from "../schemas/scan-keys.schema";
 import { parseNameList, ticketTypeListProblem } from "./catalogue-names";
+import { insertWithFreshId } from "./fresh-ids";
 import type { Deps } from "./deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig } from "./event-config.service";
 
@@ -43,9 +44,9 @@ async function clash(deps: Deps, eventId: number, key: string | null, location: 
 export async function createScanKey(deps: Deps, eventId: number, input: ScanKeyCreateInput): Promise<ScanKeyRow> {
   const tickets = parseNameList(input.tickets ?? "");
   await checkTickets(deps, eventId, tickets);
-  for (let attempt = 0; ; attempt++) {
-    const key = input.key ?? randomString(16);
-    try {
+  const created = await insertWithFreshId(
+    () => input.key ?? randomString(16),
+    async (key) => {
       const [rows] = await deps.db.batch([
         deps.db
           .insert(scanKeys)
@@ -61,16 +62,13 @@ export async function createScanKey(deps: Deps, eventId: number, input: ScanKeyC
           .returning(),
         bumpConfigVersion(deps, eventId),
       ]);
-      forgetScanKey(key);
-      await pushEventConfig(deps, eventId);
       return rows[0]!;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      const known = await clash(deps, eventId, input.key ?? null, input.location);
-      if (known) throw known;
-      if (attempt >= 4) throw err; // a generated key collided five times: something else is wrong
-    }
-  }
+    },
+    () => clash(deps, eventId, input.key ?? null, input.location),
+  );
+  forgetScanKey(created.key);
+  await pushEventConfig(deps, eventId);
+  return created;
 }
 
 export async function updateScanKey(deps: Deps, current: ScanKeyRow, input: ScanKeyUpdateInput): Promise<ScanKeyRow> {

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isUniqueViolation } from "../db/client";
+import { insertWithFreshId } from "./fresh-ids";
 import { inputFields, scanKeys, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import { randomHex } from "../lib/random";
@@ -98,9 +99,9 @@ const NAME_TAKEN = (name: string) => conflict(`A ticket type named "${name}" alr
 export async function createTicketType(deps: Deps, user: AuthUser, eventId: number, input: TicketTypeInput): Promise<TicketTypeRow> {
   const values = await resolve(deps, user, eventId, DEFAULTS, input);
   const { db } = deps;
-  for (let attempt = 0; ; attempt++) {
-    const id = newCatalogueId();
-    try {
+  const created = await insertWithFreshId(
+    newCatalogueId,
+    async (id) => {
       const [rows] = await db.batch([
         db
           .insert(ticketTypes)
@@ -113,15 +114,15 @@ export async function createTicketType(deps: Deps, user: AuthUser, eventId: numb
           .returning(),
         bumpConfigVersion(deps, eventId),
       ]);
-      await pushEventConfig(deps, eventId);
       return rows[0]!;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+    },
+    async () => {
       const clash = await db.select({ id: ticketTypes.id }).from(ticketTypes).where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.name, values.name))).get();
-      if (clash) throw NAME_TAKEN(values.name);
-      if (attempt >= 4) throw err; // five id collisions in a row: something else is wrong
-    }
-  }
+      return clash ? NAME_TAKEN(values.name) : null;
+    },
+  );
+  await pushEventConfig(deps, eventId);
+  return created;
 }
 
 /** Rewrites a ticket type name inside every scan key's `tickets` list of the event (array order kept). */
