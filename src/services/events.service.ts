@@ -2,6 +2,7 @@ import { and, asc, count as countRows, desc, eq, ne, or, sql, type SQL } from "d
 import {
   events,
   orders,
+  scanKeys,
   tickets,
   users,
   type ConfirmationEmailSettings,
@@ -18,7 +19,7 @@ import { formatDateTime, parseDateTime } from "../lib/time";
 import type { EventInput, EventRow, ListEventsQuery } from "../schemas/events.schema";
 import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
-import { bumpConfigVersion, pushEventConfig, retireEventObject } from "./event-config.service";
+import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
@@ -317,6 +318,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   }
   const hasOrders = await db.select({ id: orders.id }).from(orders).where(eq(orders.eventId, event.id)).limit(1).get();
   if (hasOrders && !force) throw conflict(`Event ${event.id} has orders; delete with ?force=true to delete them too.`);
+  const keys = await db.select({ key: scanKeys.key }).from(scanKeys).where(eq(scanKeys.eventId, event.id));
   await db.batch([
     db.delete(tickets).where(eq(tickets.eventId, event.id)),
     db.delete(orders).where(eq(orders.eventId, event.id)),
@@ -326,6 +328,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
       .set({ authorisedEvents: sql`(SELECT json_group_array(value) FROM json_each(${users.authorisedEvents}) WHERE value <> ${event.id})` })
       .where(sql`EXISTS (SELECT 1 FROM json_each(${users.authorisedEvents}) WHERE value = ${event.id})`),
   ]);
+  for (const { key } of keys) forgetScanKey(key);
   await retireEventObject(deps, event.id);
 }
 
