@@ -94,6 +94,8 @@ export const events = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     eventName: text("event_name").notNull(),
+    // event_name lowercased by JavaScript (SQLite's lower() folds only A-Z), for case-insensitive search.
+    searchName: text("search_name").notNull().default(""),
     timezone: text("timezone").notNull(),
     eventDate: integer("event_date"),
     eventDateFormat: text("event_date_format").notNull(),

@@ -13,7 +13,7 @@ import {
 import { getEventFor } from "../services/events.service";
 import { createInputField, deleteInputField, getInputField, listInputFields, updateInputField } from "../services/input-fields.service";
 
-const fieldParams = pathParams({ id: numericParam("event"), fieldId: keyParam("input_field", /^v[0-9a-f]{5}$/) });
+const fieldParams = pathParams({ id: numericParam("event"), fieldId: keyParam("input_field") });
 
 /** `/admin/events/<event_id>/input-fields` (spec: Input fields). */
 export const inputFieldsRoutes = new Hono<AppEnv>()

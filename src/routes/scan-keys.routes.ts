@@ -8,14 +8,13 @@ import {
   createScanKeyBody,
   presentScanKey,
   SCAN_KEY_CREATE_READ_ONLY,
-  SCAN_KEY_PATTERN,
   SCAN_KEY_UPDATE_READ_ONLY,
   updateScanKeyBody,
 } from "../schemas/scan-keys.schema";
 import { getEventFor } from "../services/events.service";
 import { createScanKey, deleteScanKey, getScanKey, listScanKeys, updateScanKey } from "../services/scan-keys.service";
 
-const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_key", SCAN_KEY_PATTERN) });
+const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_key") });
 
 /** `/admin/events/<event_id>/scan-keys` (decisions.md section 6). */
 export const scanKeysRoutes = new Hono<AppEnv>()

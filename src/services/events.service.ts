@@ -1,8 +1,10 @@
 import { and, asc, count as countRows, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import {
   events,
+  inputFields,
   orders,
   scanKeys,
+  ticketTypes,
   tickets,
   users,
   type ConfirmationEmailSettings,
@@ -13,7 +15,7 @@ import {
 } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import { pageWindow } from "../http/paging";
-import { purifyTerms } from "../lib/html";
+import { purifyEmailHtml, purifyTerms } from "../lib/html";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import type { EventInput, EventRow, ListEventsQuery } from "../schemas/events.schema";
@@ -49,8 +51,9 @@ function scopeCondition(user: AuthUser): SQL | undefined {
 }
 
 export async function listEvents(deps: Deps, user: AuthUser, q: ListEventsQuery): Promise<{ rows: EventRow[]; total: number }> {
+  assertEventAccess(user, [...(q.include ?? []), ...(q.exclude ?? [])]);
   const conditions = [scopeCondition(user)];
-  if (q.search) conditions.push(sql`instr(lower(${events.eventName}), lower(${q.search})) > 0`);
+  if (q.search) conditions.push(sql`instr(${events.searchName}, ${q.search.toLowerCase()}) > 0`);
   if (q.include) conditions.push(sql`${events.id} IN (SELECT value FROM json_each(${JSON.stringify(q.include)}))`);
   if (q.exclude) conditions.push(sql`${events.id} NOT IN (SELECT value FROM json_each(${JSON.stringify(q.exclude)}))`);
   const where = and(...conditions.filter((c): c is SQL => c !== undefined));
@@ -140,13 +143,29 @@ function defaultSettings(deps: Deps): EventSettings {
 }
 
 function settingsOf(row: EventRow): EventSettings {
-  const { id: _id, sold: _sold, configVersion: _v, pushedVersion: _p, createdAt: _c, modifiedAt: _m, ...settings } = row;
+  const { id: _id, sold: _sold, searchName: _s, configVersion: _v, pushedVersion: _p, createdAt: _c, modifiedAt: _m, ...settings } = row;
   return settings;
+}
+
+/** The events a settings value refers to, by field (only where the feature that uses them is on). */
+function referencedEvents(s: EventSettings, selfId: number | null): Map<string, number[]> {
+  const refs = new Map<string, number[]>();
+  if (s.stockLink !== 0 && s.stockLink !== selfId) refs.set("stock_link", [s.stockLink]);
+  if (s.seatsNeeded && s.seats.linked_event !== 0 && s.seats.linked_event !== selfId) refs.set("seats", [s.seats.linked_event]);
+  const unique = s.uniqueEventIds.filter((id) => id !== selfId);
+  if (s.uniqueUsersNeeded && unique.length > 0) refs.set("unique_event_ids", unique);
+  return refs;
 }
 
 /** A stored instant shown as wall time in one zone, read back in another: the wall time stays. */
 function keepWallTime(instant: number | null, from: string, to: string): number | null {
   return instant === null || from === to ? instant : parseDateTime(formatDateTime(instant, from), to);
+}
+
+/** Email bodies are stored purified (no scripts, handlers or javascript: URLs), so every later use is safe. */
+async function withPurifiedBody<T extends { body: string }>(base: T, sent: Partial<T> | undefined): Promise<T> {
+  const merged = { ...base, ...sent };
+  return sent?.body === undefined ? merged : { ...merged, body: await purifyEmailHtml(sent.body) };
 }
 
 async function applyInput(base: EventSettings, input: EventInput): Promise<EventSettings> {
@@ -167,8 +186,8 @@ async function applyInput(base: EventSettings, input: EventInput): Promise<Event
     redirect: input.redirect ?? base.redirect,
     orderSubmitText: input.order_submit_text ?? base.orderSubmitText,
     terms: input.terms === undefined ? base.terms : await purifyTerms(input.terms),
-    email: { ...base.email, ...input.email },
-    emailConfirmation: { ...base.emailConfirmation, ...input.email_confirmation },
+    email: await withPurifiedBody(base.email, input.email),
+    emailConfirmation: await withPurifiedBody(base.emailConfirmation, input.email_confirmation),
     confirmationTimeout: input.confirmation_timeout ?? base.confirmationTimeout,
     uniqueEventIds: input.unique_event_ids ?? base.uniqueEventIds,
     userGroups: { ...base.userGroups, ...input.user_groups },
@@ -198,17 +217,12 @@ const HEADER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*\S.*$/;
  * The rules that need more than one field, the flags, or D1. A feature's nested settings are checked only while
  * its flag is on. Every problem found is reported at once, keyed by top-level field.
  */
-async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfId: number | null): Promise<void> {
+async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfId: number | null, stored: EventSettings | null): Promise<void> {
   const problems: Record<string, string> = {};
-  const referenced = new Map<string, number[]>();
-  const refer = (field: string, ids: number[]) => ids.length > 0 && referenced.set(field, ids);
 
   if (s.groupType > 0 && s.eventGroup === "") problems.event_group = "is required when group_type is 1, 2 or 3";
   if (s.startDate !== null && s.endDate !== null && s.endDate < s.startDate) problems.end_date = "must not be before start_date";
-  if (s.stockLink !== 0) {
-    if (s.stockLink === selfId) problems.stock_link = "must not be the event itself";
-    else refer("stock_link", [s.stockLink]);
-  }
+  if (s.stockLink !== 0 && s.stockLink === selfId) problems.stock_link = "must not be the event itself";
   if (s.userGroupsNeeded) {
     const g = s.userGroups;
     if (g.group_type === 0) problems.user_groups = "group_type must be 1 or 2 while user_groups_needed is on";
@@ -226,14 +240,15 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
     const seats = s.seats;
     if (!SEATS_CONFIG.test(seats.seats_config)) problems.seats = 'seats_config must be "row:from-to" entries separated by commas';
     else if (!SEATS_FORMAT.test(seats.seats_format)) problems.seats = "seats_format must hold %s for the row, then %d or %02d for the seat";
-    else if (seats.linked_event === selfId) problems.seats = "linked_event must not be the event itself";
-    else if (seats.linked_event !== 0) refer("seats", [seats.linked_event]);
+    else if (seats.linked_event !== 0 && seats.linked_event === selfId) problems.seats = "linked_event must not be the event itself";
   }
-  if (s.uniqueUsersNeeded) refer("unique_event_ids", s.uniqueEventIds.filter((id) => id !== selfId));
-  if (s.ticketsNeeded && s.ticketPdf.attachment_id !== 0 && !(await isTemplateUsableBy(deps, user, s.ticketPdf.attachment_id))) {
+  // A template is checked when it is new, or when switching tickets on puts an unchecked one to use.
+  const templateChanged = s.ticketPdf.attachment_id !== stored?.ticketPdf.attachment_id || !stored.ticketsNeeded;
+  if (s.ticketsNeeded && templateChanged && s.ticketPdf.attachment_id !== 0 && !(await isTemplateUsableBy(deps, user, s.ticketPdf.attachment_id))) {
     problems.pdf_fields = `ticket.attachment_id ${s.ticketPdf.attachment_id} is not a PDF template you may use`;
   }
 
+  const referenced = referencedEvents(s, selfId);
   const allIds = [...new Set([...referenced.values()].flat())];
   if (allIds.length > 0) {
     const found = new Set(
@@ -243,17 +258,23 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) problems[field] ??= `names events that do not exist: ${missing.join(", ")}`;
     }
-    if (Object.keys(problems).length === 0) assertEventAccess(user, allIds);
   }
   if (Object.keys(problems).length > 0) throw invalidParams(problems);
+  // Only references this request adds must be the caller's: an administrator may have linked the event to one
+  // the organizer cannot see, and the organizer must still be able to change the rest.
+  const before = new Set(stored ? [...referencedEvents(stored, selfId).values()].flat() : []);
+  assertEventAccess(user, allIds.filter((id) => !before.has(id)));
 }
 
 /** Creates an event; an organizer's new event joins its authorised events in the same batch. */
 export async function createEvent(deps: Deps, user: AuthUser, input: EventInput): Promise<EventRow> {
   const settings = await applyInput(defaultSettings(deps), input);
-  await checkSettings(deps, user, settings, null);
+  await checkSettings(deps, user, settings, null, null);
   const now = deps.now();
-  const insert = deps.db.insert(events).values({ ...settings, createdAt: now, modifiedAt: now }).returning();
+  const insert = deps.db
+    .insert(events)
+    .values({ ...settings, searchName: settings.eventName.toLowerCase(), createdAt: now, modifiedAt: now })
+    .returning();
   let created: EventRow;
   if (isAdministrator(user)) {
     created = (await insert)[0]!;
@@ -274,12 +295,13 @@ export async function createEvent(deps: Deps, user: AuthUser, input: EventInput)
 }
 
 export async function updateEvent(deps: Deps, user: AuthUser, current: EventRow, input: EventInput): Promise<EventRow> {
-  const settings = await applyInput(settingsOf(current), input);
-  await checkSettings(deps, user, settings, current.id);
+  const stored = settingsOf(current);
+  const settings = await applyInput(stored, input);
+  await checkSettings(deps, user, settings, current.id, stored);
   const [updated] = await deps.db.batch([
     deps.db
       .update(events)
-      .set({ ...settings, modifiedAt: deps.now() })
+      .set({ ...settings, searchName: settings.eventName.toLowerCase(), modifiedAt: deps.now() })
       .where(eq(events.id, current.id))
       .returning(),
     bumpConfigVersion(deps, current.id),
@@ -319,9 +341,13 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   const hasOrders = await db.select({ id: orders.id }).from(orders).where(eq(orders.eventId, event.id)).limit(1).get();
   if (hasOrders && !force) throw conflict(`Event ${event.id} has orders; delete with ?force=true to delete them too.`);
   const keys = await db.select({ key: scanKeys.key }).from(scanKeys).where(eq(scanKeys.eventId, event.id));
+  // Ticket types go before input fields: the reference triggers refuse to delete a field a type still names.
   await db.batch([
     db.delete(tickets).where(eq(tickets.eventId, event.id)),
     db.delete(orders).where(eq(orders.eventId, event.id)),
+    db.delete(ticketTypes).where(eq(ticketTypes.eventId, event.id)),
+    db.delete(inputFields).where(eq(inputFields.eventId, event.id)),
+    db.delete(scanKeys).where(eq(scanKeys.eventId, event.id)),
     db.delete(events).where(eq(events.id, event.id)),
     db
       .update(users)

@@ -1,5 +1,5 @@
-import { and, asc, eq, sql } from "drizzle-orm";
-import { isUniqueViolation } from "../db/client";
+import { and, asc, eq, or, sql } from "drizzle-orm";
+import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { inputFields, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
@@ -45,15 +45,19 @@ function referringTicketTypes({ db }: Deps, eventId: number, name: string, lists
   return db
     .select({ name: ticketTypes.name })
     .from(ticketTypes)
-    .where(and(eq(ticketTypes.eventId, eventId), sql.join(names, sql` OR `)));
+    .where(and(eq(ticketTypes.eventId, eventId), or(...names)));
 }
 
-function renameIn(deps: Deps, eventId: number, list: "personalise" | "layout", from: string, to: string) {
-  const column = ticketTypes[list];
+/** Both lists in one statement: the reference trigger checks them together, so neither may lag behind. */
+function renameInTicketTypes(deps: Deps, eventId: number, from: string, to: string) {
+  const renamed = (column: typeof ticketTypes.personalise | typeof ticketTypes.layout) =>
+    sql`(SELECT json_group_array(CASE WHEN value = ${from} THEN ${to} ELSE value END ORDER BY key) FROM json_each(${column}))`;
+  const names = (column: typeof ticketTypes.personalise | typeof ticketTypes.layout) =>
+    sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${from})`;
   return deps.db
     .update(ticketTypes)
-    .set({ [list]: sql`(SELECT json_group_array(CASE WHEN value = ${from} THEN ${to} ELSE value END ORDER BY key) FROM json_each(${column}))` })
-    .where(and(eq(ticketTypes.eventId, eventId), sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${from})`));
+    .set({ personalise: renamed(ticketTypes.personalise), layout: renamed(ticketTypes.layout) })
+    .where(and(eq(ticketTypes.eventId, eventId), or(names(ticketTypes.personalise), names(ticketTypes.layout))));
 }
 
 export async function createInputField(deps: Deps, eventId: number, input: InputFieldInput): Promise<InputFieldRow> {
@@ -83,14 +87,14 @@ export async function createInputField(deps: Deps, eventId: number, input: Input
  * A rename is carried into every ticket type list that names the field, in the same batch. A field a
  * `personalise` list names must stay personalised (and so cannot become a password field).
  */
+/** The 409 for a field that ticket types still name (the triggers of migration 0003 refuse the write itself). */
+async function stillNamed(deps: Deps, field: InputFieldRow, lists: ("personalise" | "layout")[], verb: string): Promise<Error> {
+  const users = await referringTicketTypes(deps, field.eventId, field.name, lists);
+  return conflict(`Input field "${field.name}" is ${verb} by ticket type(s) ${users.map((t) => `"${t.name}"`).join(", ")}.`);
+}
+
 export async function updateInputField(deps: Deps, current: InputFieldRow, input: InputFieldInput): Promise<InputFieldRow> {
   const values = resolve(current, input);
-  if (current.isPersonalised && !values.isPersonalised) {
-    const users = await referringTicketTypes(deps, current.eventId, current.name, ["personalise"]);
-    if (users.length > 0) {
-      throw conflict(`Input field "${current.name}" is personalised by ticket type(s) ${users.map((t) => `"${t.name}"`).join(", ")}.`);
-    }
-  }
   const { db } = deps;
   try {
     const [rows] = await db.batch([
@@ -99,21 +103,22 @@ export async function updateInputField(deps: Deps, current: InputFieldRow, input
         .set(values)
         .where(and(eq(inputFields.eventId, current.eventId), eq(inputFields.id, current.id)))
         .returning(),
-      renameIn(deps, current.eventId, "personalise", current.name, values.name),
-      renameIn(deps, current.eventId, "layout", current.name, values.name),
+      renameInTicketTypes(deps, current.eventId, current.name, values.name),
     ]);
     if (!rows[0]) throw invalidId("input_field");
     return rows[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw NAME_TAKEN(values.name);
+    if (isCheckViolation(err, "input_fields.referenced")) throw await stillNamed(deps, current, ["personalise"], "personalised");
     throw err;
   }
 }
 
 export async function deleteInputField(deps: Deps, current: InputFieldRow): Promise<void> {
-  const users = await referringTicketTypes(deps, current.eventId, current.name, ["personalise", "layout"]);
-  if (users.length > 0) {
-    throw conflict(`Input field "${current.name}" is named by ticket type(s) ${users.map((t) => `"${t.name}"`).join(", ")}.`);
+  try {
+    await deps.db.delete(inputFields).where(and(eq(inputFields.eventId, current.eventId), eq(inputFields.id, current.id)));
+  } catch (err) {
+    if (isCheckViolation(err, "input_fields.referenced")) throw await stillNamed(deps, current, ["personalise", "layout"], "named");
+    throw err;
   }
-  await deps.db.delete(inputFields).where(and(eq(inputFields.eventId, current.eventId), eq(inputFields.id, current.id)));
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { isUniqueViolation } from "../db/client";
+import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { insertWithFreshId } from "./fresh-ids";
-import { inputFields, scanKeys, ticketTypes } from "../db/schema";
+import { inputFields, scanKeys, tickets, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import { randomHex } from "../lib/random";
 import type { TicketTypeInput, TicketTypeRow } from "../schemas/ticket-types.schema";
@@ -87,7 +87,8 @@ async function resolve(deps: Deps, user: AuthUser, eventId: number, base: Ticket
     const layout = input.layout === undefined ? null : layoutProblem(values.layout, fields);
     if (layout) problems.layout = layout;
   }
-  if (input.attachment_id && !(await isTemplateUsableBy(deps, user, input.attachment_id))) {
+  // Only a changed template is checked, so a user can PUT back a type an administrator gave another's template.
+  if (input.attachment_id && input.attachment_id !== base.attachmentId && !(await isTemplateUsableBy(deps, user, input.attachment_id))) {
     problems.attachment_id = `${input.attachment_id} is not a PDF template you may use`;
   }
   if (Object.keys(problems).length > 0) throw invalidParams(problems);
@@ -96,31 +97,46 @@ async function resolve(deps: Deps, user: AuthUser, eventId: number, base: Ticket
 
 const NAME_TAKEN = (name: string) => conflict(`A ticket type named "${name}" already exists for this event.`);
 
+/**
+ * The triggers of migration 0003 refused the write: an input field this type names was deleted, renamed or
+ * un-personalised after `resolve` looked. Checking again names the field; otherwise the race is reported as such.
+ */
+async function referencesChanged(deps: Deps, user: AuthUser, eventId: number, base: TicketTypeValues, input: TicketTypeInput): Promise<Error> {
+  await resolve(deps, user, eventId, base, input);
+  return conflict("The input fields named in personalise or layout changed meanwhile; read them again.");
+}
+
 export async function createTicketType(deps: Deps, user: AuthUser, eventId: number, input: TicketTypeInput): Promise<TicketTypeRow> {
   const values = await resolve(deps, user, eventId, DEFAULTS, input);
   const { db } = deps;
-  const created = await insertWithFreshId(
-    newCatalogueId,
-    async (id) => {
-      const [rows] = await db.batch([
-        db
-          .insert(ticketTypes)
-          .values({
-            ...values,
-            eventId,
-            id,
-            position: sql`(SELECT coalesce(max(position), 0) + 1 FROM ticket_types WHERE event_id = ${eventId})`,
-          })
-          .returning(),
-        bumpConfigVersion(deps, eventId),
-      ]);
-      return rows[0]!;
-    },
-    async () => {
-      const clash = await db.select({ id: ticketTypes.id }).from(ticketTypes).where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.name, values.name))).get();
-      return clash ? NAME_TAKEN(values.name) : null;
-    },
-  );
+  let created: TicketTypeRow;
+  try {
+    created = await insertWithFreshId(
+      newCatalogueId,
+      async (id) => {
+        const [rows] = await db.batch([
+          db
+            .insert(ticketTypes)
+            .values({
+              ...values,
+              eventId,
+              id,
+              position: sql`(SELECT coalesce(max(position), 0) + 1 FROM ticket_types WHERE event_id = ${eventId})`,
+            })
+            .returning(),
+          bumpConfigVersion(deps, eventId),
+        ]);
+        return rows[0]!;
+      },
+      async () => {
+        const clash = await db.select({ id: ticketTypes.id }).from(ticketTypes).where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.name, values.name))).get();
+        return clash ? NAME_TAKEN(values.name) : null;
+      },
+    );
+  } catch (err) {
+    if (isCheckViolation(err, "ticket_types.references")) throw await referencesChanged(deps, user, eventId, DEFAULTS, input);
+    throw err;
+  }
   await pushEventConfig(deps, eventId);
   return created;
 }
@@ -150,6 +166,7 @@ export async function updateTicketType(deps: Deps, user: AuthUser, current: Tick
     return rows[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw NAME_TAKEN(values.name);
+    if (isCheckViolation(err, "ticket_types.references")) throw await referencesChanged(deps, user, current.eventId, current, input);
     throw err;
   }
 }
@@ -157,7 +174,13 @@ export async function updateTicketType(deps: Deps, user: AuthUser, current: Tick
 /** A ticket type with sold tickets, or one a scan key still names, stays (409 naming why). */
 export async function deleteTicketType(deps: Deps, current: TicketTypeRow): Promise<void> {
   const { db } = deps;
-  if (current.sold > 0) throw conflict(`Ticket type "${current.name}" has sold tickets and cannot be deleted.`);
+  const issued = await db
+    .select({ id: tickets.id })
+    .from(tickets)
+    .where(and(eq(tickets.eventId, current.eventId), eq(tickets.ticketTypeId, current.id)))
+    .limit(1)
+    .get();
+  if (current.sold > 0 || issued) throw conflict(`Ticket type "${current.name}" has sold tickets and cannot be deleted.`);
   const referrers = await db
     .select({ location: scanKeys.location })
     .from(scanKeys)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADMIN, BASE, call, createUser, expectError, expectJson, unique } from "../helpers/api";
+import { createEvent } from "../helpers/catalogue";
 
 const USER_FIELDS = ["_links", "authorised_events", "created", "email", "id", "name", "role", "username"];
 
@@ -34,13 +35,14 @@ describe("GET /admin/users", () => {
 
 describe("POST /admin/users", () => {
   it("creates a user, answers 201 with Location and shows the application password once", async () => {
+    const [e1, e3] = [await createEvent(), await createEvent()];
     const username = unique("maria");
     const res = await call("POST", "/admin/users", {
-      body: { username, email: `${username}@Example.com`, role: "organizer", name: " Maria ", authorised_events: [3, 1, 3] },
+      body: { username, email: `${username}@Example.com`, role: "organizer", name: " Maria ", authorised_events: [e3.id, e1.id, e3.id] },
     });
     const body = await expectJson(res, 201);
     expect(res.headers.get("Location")).toBe(`${BASE}/admin/users/${body.id}`);
-    expect(body).toMatchObject({ username, email: `${username}@Example.com`, role: "organizer", name: "Maria", authorised_events: [1, 3] });
+    expect(body).toMatchObject({ username, email: `${username}@Example.com`, role: "organizer", name: "Maria", authorised_events: [e1.id, e3.id] });
     expect(body.application_password).toMatch(/^[A-Za-z0-9]{24}$/);
 
     const read = await expectJson(call("GET", `/admin/users/${body.id}`), 200);
@@ -75,6 +77,7 @@ describe("POST /admin/users", () => {
     ["name", { name: "n".repeat(101) }],
     ["authorised_events", { authorised_events: [0] }],
     ["authorised_events", { authorised_events: "1,2" }],
+    ["authorised_events", { authorised_events: [987654321] }],
     ["nickname", { nickname: "unknown field" }],
   ])("refuses an invalid %s", async (field, override) => {
     const username = unique("v");
@@ -158,11 +161,12 @@ describe("PUT /admin/users/<id>", () => {
   it("changes email, name, role and authorised events", async () => {
     const user = await createUser("organizer");
     const email = `${unique("new")}@example.com`;
+    const event = await createEvent();
     const body = await expectJson(
-      call("PUT", `/admin/users/${user.id}`, { body: { email, name: "New Name", role: "administrator", authorised_events: [7] } }),
+      call("PUT", `/admin/users/${user.id}`, { body: { email, name: "New Name", role: "administrator", authorised_events: [event.id] } }),
       200,
     );
-    expect(body).toMatchObject({ id: user.id, username: user.username, email, name: "New Name", role: "administrator", authorised_events: [7] });
+    expect(body).toMatchObject({ id: user.id, username: user.username, email, name: "New Name", role: "administrator", authorised_events: [event.id] });
     expect(await expectJson(call("GET", `/admin/users/${user.id}`), 200)).toEqual(body);
     // The user may now sign in with the new email as its username.
     await expectJson(call("GET", "/admin/users", { auth: { username: email, password: user.credentials.password } }), 200);
