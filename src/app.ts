@@ -6,8 +6,11 @@ import { internalError, noRoute, renderError, toApiError } from "./http/errors";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
+import { emailListsRoutes } from "./routes/email-lists.routes";
 import { eventsRoutes } from "./routes/events.routes";
 import { inputFieldsRoutes } from "./routes/input-fields.routes";
+import { logsRoutes } from "./routes/logs.routes";
+import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
 import { usersRoutes } from "./routes/users.routes";
@@ -30,6 +33,9 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/events/:id/ticket-types`, ticketTypesRoutes);
   app.route(`${API_BASE}/admin/events/:id/input-fields`, inputFieldsRoutes);
   app.route(`${API_BASE}/admin/events/:id/scan-keys`, scanKeysRoutes);
+  app.route(`${API_BASE}/admin/pdf-templates`, pdfTemplatesRoutes);
+  app.route(`${API_BASE}/admin/emaillists`, emailListsRoutes);
+  app.route(`${API_BASE}/admin/logs`, logsRoutes);
 
   app.notFound(() => renderError(noRoute()));
   app.onError((err, c) => {

@@ -258,3 +258,20 @@ export const tickets = sqliteTable(
   },
   (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],
 );
+
+export const emailListEntries = sqliteTable(
+  "email_list_entries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    // Lowercased by JavaScript: orders are matched on it.
+    emailKey: text("email_key").notNull(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    // 0 means no cap.
+    maxTickets: integer("max_tickets").notNull().default(0),
+  },
+  (t) => [uniqueIndex("email_list_entries_event_email").on(t.eventId, t.emailKey)],
+);

@@ -12,7 +12,7 @@ import { ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType
 export const ROUTE_SCHEMA = Symbol("routeSchema");
 
 export interface RecordedSchema {
-  target: "json" | "query" | "param";
+  target: "json" | "form" | "query" | "param";
   schema: z.ZodType;
   readOnly?: readonly string[];
 }
@@ -137,6 +137,45 @@ export function updateBody<S extends z.ZodObject>(schema: S, readOnly: readonly 
   });
   return recorded(middleware, { target: "json", schema, readOnly });
 }
+
+export function isMultipart(c: Context): boolean {
+  return (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
+}
+
+function requireMultipart(c: Context): void {
+  if (!isMultipart(c)) throw unsupportedMediaType("multipart/form-data");
+}
+
+/**
+ * A multipart upload (spec: a form part named `file`): parts are validated like a strict JSON body, a file part
+ * arrives as a `File`.
+ */
+export function formBody<S extends z.ZodObject>(schema: S) {
+  const middleware = zValidator("form", schema, (result, c) => {
+    requireMultipart(c);
+    if (!result.success) throw validationError(result.error, result.data);
+  });
+  return recorded(middleware, { target: "form", schema });
+}
+
+/** A file part of a multipart body. */
+export const filePart = z.instanceof(File, { message: "must be a file part" });
+
+/**
+ * An update that takes JSON, or multipart when it carries a file: the content type picks which of the two
+ * validators runs, and the route reads `c.req.valid("form")` when `isMultipart(c)`, else `c.req.valid("json")`.
+ */
+type AnyHandler = MiddlewareHandler<any, any, any>;
+type InputOf<M> = M extends MiddlewareHandler<any, any, infer I> ? I : never;
+
+export function jsonOrForm<J extends AnyHandler, F extends AnyHandler>(json: J, form: F): MiddlewareHandler<any, string, InputOf<J> & InputOf<F>> {
+  const middleware: AnyHandler = (c, next) => (isMultipart(c) ? form(c, next) : json(c, next));
+  Object.defineProperty(middleware, ROUTE_SCHEMA, { value: recordedSchemaOf(json) });
+  Object.defineProperty(middleware, ALTERNATIVE_SCHEMA, { value: recordedSchemaOf(form) });
+  return middleware;
+}
+
+export const ALTERNATIVE_SCHEMA = Symbol("alternativeSchema");
 
 /** Query parameters: unknown names are ignored (as WordPress does); known ones are validated. */
 export function query<S extends z.ZodObject>(schema: S) {

@@ -1,6 +1,10 @@
-import { lt } from "drizzle-orm";
-import { logs } from "../db/schema";
+import { and, count as countRows, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { logs, orders } from "../db/schema";
+import { forbidden, invalidId } from "../http/errors";
+import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
+
+type LogRow = typeof logs.$inferSelect;
 
 export interface NewLogEntry {
   eventId?: number;
@@ -25,4 +29,41 @@ export async function purgeExpiredLogs({ db, config, now }: Deps): Promise<numbe
   const cutoff = now() - config.logRetentionDays * 86_400;
   const removed = await db.delete(logs).where(lt(logs.createdAt, cutoff)).returning({ id: logs.id });
   return removed.length;
+}
+
+/** `GET /admin/logs` answers at most this many rows, the newest first. */
+export const LOG_LIST_LIMIT = 1000;
+
+/** Organizers see the entries of their authorised events; entries of no event are for administrators. */
+function scopeOf(user: AuthUser): SQL | undefined {
+  const scope = eventScope(user);
+  return scope === "all" ? undefined : sql`${logs.eventId} IN (SELECT value FROM json_each(${JSON.stringify(scope)}))`;
+}
+
+export async function listLogs({ db }: Deps, user: AuthUser, orderId?: number): Promise<{ rows: LogRow[]; total: number }> {
+  const where = and(scopeOf(user), orderId === undefined ? undefined : eq(logs.orderId, orderId));
+  const [rows, totals] = await db.batch([
+    db.select().from(logs).where(where).orderBy(desc(logs.createdAt), desc(logs.id)).limit(LOG_LIST_LIMIT),
+    db.select({ n: countRows() }).from(logs).where(where),
+  ]);
+  return { rows, total: totals[0]?.n ?? 0 };
+}
+
+/** The order the log entries belong to must exist and be the user's to see. */
+export async function assertOrderVisible({ db }: Deps, user: AuthUser, orderId: number): Promise<void> {
+  const order = await db.select({ eventId: orders.eventId }).from(orders).where(eq(orders.id, orderId)).get();
+  if (!order) throw invalidId("order");
+  assertEventAccess(user, [order.eventId]);
+}
+
+export async function getLogFor({ db }: Deps, user: AuthUser, id: number): Promise<LogRow> {
+  const entry = await db.select().from(logs).where(eq(logs.id, id)).get();
+  if (!entry) throw invalidId("log");
+  if (entry.eventId === 0 && !isAdministrator(user)) throw forbidden();
+  if (entry.eventId !== 0) assertEventAccess(user, [entry.eventId]);
+  return entry;
+}
+
+export async function deleteLog({ db }: Deps, entry: LogRow): Promise<void> {
+  await db.delete(logs).where(eq(logs.id, entry.id));
 }

@@ -1,0 +1,15 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import { selfAndCollection } from "../http/links";
+import { filePart } from "../http/validate";
+import type { EmailListSummary } from "../services/email-lists.service";
+
+export const uploadEmailListForm = z.strictObject({ file: filePart });
+
+export function presentEmailList(c: Context, list: EmailListSummary) {
+  return {
+    event_id: list.eventId,
+    total: list.total,
+    _links: selfAndCollection(c, `/admin/emaillists/${list.eventId}`, "/admin/emaillists"),
+  };
+}

@@ -1,0 +1,18 @@
+import type { Context } from "hono";
+import type { logs } from "../db/schema";
+import { selfAndCollection } from "../http/links";
+import { formatDateTime } from "../lib/time";
+
+export type LogRow = typeof logs.$inferSelect;
+
+export function presentLog(c: Context, entry: LogRow, timezone: string) {
+  return {
+    id: entry.id,
+    event_id: entry.eventId,
+    order_id: entry.orderId,
+    created_at: formatDateTime(entry.createdAt, timezone),
+    log_type: entry.logType,
+    description: entry.description,
+    _links: selfAndCollection(c, `/admin/logs/${entry.id}`, "/admin/logs"),
+  };
+}

@@ -1,0 +1,44 @@
+import type { Env } from "../env";
+
+/** The seam over R2: the few operations the service uses, so no service holds the bucket binding itself. */
+export interface FileStore {
+  put(key: string, body: ArrayBuffer | Uint8Array | string, contentType: string): Promise<void>;
+  /** The object's body, or null when there is none. */
+  get(key: string): Promise<{ body: ReadableStream; size: number; contentType: string } | null>;
+  getBytes(key: string): Promise<Uint8Array | null>;
+  delete(keys: string | string[]): Promise<void>;
+  /** Every key under `prefix` (listing page by page). */
+  list(prefix: string): Promise<string[]>;
+}
+
+export function fileStoreFrom(env: Pick<Env, "FILES">): FileStore {
+  const bucket = env.FILES;
+  return {
+    async put(key, body, contentType) {
+      await bucket.put(key, body, { httpMetadata: { contentType } });
+    },
+    async get(key) {
+      const object = await bucket.get(key);
+      if (!object) return null;
+      return { body: object.body, size: object.size, contentType: object.httpMetadata?.contentType ?? "application/octet-stream" };
+    },
+    async getBytes(key) {
+      const object = await bucket.get(key);
+      return object ? new Uint8Array(await object.arrayBuffer()) : null;
+    },
+    async delete(keys) {
+      const list = Array.isArray(keys) ? keys : [keys];
+      for (let i = 0; i < list.length; i += 1000) await bucket.delete(list.slice(i, i + 1000));
+    },
+    async list(prefix) {
+      const keys: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await bucket.list({ prefix, cursor });
+        keys.push(...page.objects.map((o) => o.key));
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      return keys;
+    },
+  };
+}
