@@ -40,8 +40,17 @@ function scopeOf(user: AuthUser): SQL | undefined {
   return scope === "all" ? undefined : sql`${logs.eventId} IN (SELECT value FROM json_each(${JSON.stringify(scope)}))`;
 }
 
-export async function listLogs({ db }: Deps, user: AuthUser, orderId?: number): Promise<{ rows: LogRow[]; total: number }> {
-  const where = and(scopeOf(user), orderId === undefined ? undefined : eq(logs.orderId, orderId));
+export function listLogs(deps: Deps, user: AuthUser): Promise<{ rows: LogRow[]; total: number }> {
+  return newestLogs(deps, scopeOf(user));
+}
+
+/** Every entry of an order the user may see (even one written without its event id). */
+export async function listOrderLogs(deps: Deps, user: AuthUser, orderId: number): Promise<{ rows: LogRow[]; total: number }> {
+  await assertOrderVisible(deps, user, orderId);
+  return newestLogs(deps, eq(logs.orderId, orderId));
+}
+
+async function newestLogs({ db }: Deps, where: SQL | undefined): Promise<{ rows: LogRow[]; total: number }> {
   const [rows, totals] = await db.batch([
     db.select().from(logs).where(where).orderBy(desc(logs.createdAt), desc(logs.id)).limit(LOG_LIST_LIMIT),
     db.select({ n: countRows() }).from(logs).where(where),
@@ -50,7 +59,7 @@ export async function listLogs({ db }: Deps, user: AuthUser, orderId?: number): 
 }
 
 /** The order the log entries belong to must exist and be the user's to see. */
-export async function assertOrderVisible({ db }: Deps, user: AuthUser, orderId: number): Promise<void> {
+async function assertOrderVisible({ db }: Deps, user: AuthUser, orderId: number): Promise<void> {
   const order = await db.select({ eventId: orders.eventId }).from(orders).where(eq(orders.id, orderId)).get();
   if (!order) throw invalidId("order");
   assertEventAccess(user, [order.eventId]);
