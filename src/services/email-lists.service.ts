@@ -65,7 +65,8 @@ function upsertChunk(deps: Deps, eventId: number, entries: EmailListEntry[]) {
  * is kept in R2 beside the list. Answers whether the list is new and its size.
  */
 export async function uploadEmailList(deps: Deps, eventId: number, file: File): Promise<{ created: boolean; total: number }> {
-  const text = await file.text();
+  const bytes = await file.arrayBuffer();
+  const text = new TextDecoder().decode(bytes);
   let entries: EmailListEntry[];
   try {
     entries = parseEmailList(text);
@@ -73,11 +74,15 @@ export async function uploadEmailList(deps: Deps, eventId: number, file: File): 
     if (err instanceof EmailListError) throw invalidParams({ file: err.message });
     throw err;
   }
-  const existed = (await totalOf(deps, eventId)) > 0;
-  const statements = [];
-  for (let i = 0; i < entries.length; i += CHUNK) statements.push(upsertChunk(deps, eventId, entries.slice(i, i + CHUNK)));
-  await deps.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-  await deps.files.put(`emaillists/${eventId}/${deps.now()}-${crypto.randomUUID()}.csv`, text, "text/csv; charset=utf-8");
+  const upserts = [];
+  for (let i = 0; i < entries.length; i += CHUNK) upserts.push(upsertChunk(deps, eventId, entries.slice(i, i + CHUNK)));
+  // Whether the list is new is read inside the same transaction, so of two first uploads only one is "new".
+  const [before] = await deps.db.batch([
+    deps.db.select({ n: countRows() }).from(emailListEntries).where(eq(emailListEntries.eventId, eventId)),
+    ...upserts,
+  ]);
+  const existed = (before[0]?.n ?? 0) > 0;
+  await deps.files.put(`emaillists/${eventId}/${deps.now()}-${crypto.randomUUID()}.csv`, bytes, "text/csv");
   return { created: !existed, total: await totalOf(deps, eventId) };
 }
 

@@ -355,6 +355,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
       .where(sql`EXISTS (SELECT 1 FROM json_each(${users.authorisedEvents}) WHERE value = ${event.id})`),
   ]);
   for (const { key } of keys) forgetScanKey(key);
+  await deps.files.delete(await deps.files.list(`emaillists/${event.id}/`));
   await retireEventObject(deps, event.id);
 }
 
