@@ -30,6 +30,10 @@ const schema = z.object({
     .string()
     .optional()
     .transform((s) => s === "true"),
+  CURRENCY: z
+    .string()
+    .default("EUR")
+    .refine((c) => /^[A-Z]{3}$/.test(c), "must be an ISO 4217 code such as EUR"),
   LOG_RETENTION_DAYS: z
     .string()
     .default("90")
@@ -45,6 +49,8 @@ export interface Config {
   logRetentionDays: number;
   /** Local development and tests only: outbound calls may use http and loopback hosts. */
   allowHttpOutbound: boolean;
+  /** ISO 4217, two-decimal currencies only. */
+  currency: string;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +77,7 @@ export function loadConfig(env: Env): Config {
     timezone: v.TIMEZONE,
     logRetentionDays: v.LOG_RETENTION_DAYS,
     allowHttpOutbound: v.ALLOW_HTTP_OUTBOUND,
+    currency: v.CURRENCY,
   };
   cache.set(env, config);
   return config;

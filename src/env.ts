@@ -17,6 +17,7 @@ export interface Env {
   TIMEZONE?: string;
   LOG_RETENTION_DAYS?: string;
   ALLOW_HTTP_OUTBOUND?: string;
+  CURRENCY?: string;
 }
 
 type ServiceEnv = Env;

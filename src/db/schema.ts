@@ -232,6 +232,31 @@ export const pdfTemplates = sqliteTable(
   (t) => [index("pdf_templates_author").on(t.authorId)],
 );
 
+/** A line of an order: what was bought of one ticket type, at which unit price. */
+export interface OrderLine {
+  typeId: string;
+  name: string;
+  unitCents: number;
+  vatHundredths: number;
+  isCounted: boolean;
+  count: number;
+}
+
+/** Units an order takes from one event's stock (typeId set: that type's stock too), so they can be given back. */
+export interface StockDeduction {
+  eventId: number;
+  typeId: string | null;
+  units: number;
+  /** Counted units: what the event's own stock and `sold` count. */
+  eventUnits: number;
+}
+
+export interface OrderFieldValue {
+  id: string;
+  name: string;
+  value: string;
+}
+
 export const orders = sqliteTable(
   "orders",
   {
@@ -243,9 +268,26 @@ export const orders = sqliteTable(
     customStatus: text("custom_status").notNull().default(""),
     name: text("name").notNull(),
     email: text("email").notNull(),
+    // email lowercased by JavaScript: search, unique users and email-list caps compare on it.
+    emailKey: text("email_key").notNull().default(""),
+    ipAddress: text("ip_address").notNull().default(""),
+    fields: text("fields", { mode: "json" }).$type<OrderFieldValue[]>().notNull().default(sql`'[]'`),
+    lines: text("lines", { mode: "json" }).$type<OrderLine[]>().notNull().default(sql`'[]'`),
+    numTickets: integer("num_tickets").notNull().default(0),
+    totalCents: integer("total_cents").notNull().default(0),
+    discountCents: integer("discount_cents").notNull().default(0),
+    currency: text("currency").notNull().default("EUR"),
+    deductions: text("deductions", { mode: "json" }).$type<StockDeduction[]>().notNull().default(sql`'[]'`),
+    expiresAt: integer("expires_at"),
     createdAt: integer("created_at").notNull(),
+    modifiedAt: integer("modified_at").notNull().default(0),
   },
-  (t) => [uniqueIndex("orders_uid_unique").on(t.uid), index("orders_event").on(t.eventId)],
+  (t) => [
+    uniqueIndex("orders_uid_unique").on(t.uid),
+    index("orders_event").on(t.eventId),
+    index("orders_email_key").on(t.emailKey),
+    index("orders_status").on(t.paymentStatus),
+  ],
 );
 
 export const tickets = sqliteTable(
@@ -255,8 +297,25 @@ export const tickets = sqliteTable(
     orderId: integer("order_id").notNull(),
     eventId: integer("event_id").notNull(),
     ticketTypeId: text("ticket_type_id").notNull(),
+    // The type's name as shown on the ticket (a passe-partout's child tickets show the passe-partout type).
+    ticketTypeName: text("ticket_type_name").notNull().default(""),
+    createdAt: integer("created_at").notNull().default(0),
   },
   (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],
+);
+
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    bodyHash: text("body_hash").notNull(),
+    // null while the first request is still being answered
+    status: integer("status"),
+    response: text("response"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
 );
 
 export const emailListEntries = sqliteTable(

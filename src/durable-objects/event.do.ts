@@ -1,10 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import type { EventConfig } from "./event-config";
+import * as ledger from "./stock-ledger";
+
+/** How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. */
+export const HOLD_MS = 5 * 60_000;
+
+/** Order statuses whose units stay taken; any other status (or no order at all) gives them back. */
+const LIVE_STATUSES = ["open", "paid", "dashboard", "booked", "booked - confirmed", "dashboard - confirmed"];
+
+export type ReserveResult = { ok: true } | { ok: false; failure: ledger.ReserveFailure };
 
 /**
- * One object per event (`event:<id>`): the authority on that event's remaining stock, holds and scan state,
- * serialising every decision about them. Its SQLite schema is created before the first call is served.
+ * One object per event (`event:<id>`): the authority on that event's remaining stock and holds, and on which
+ * tickets are valid there, serialising every decision about them. Its alarm is the event's clock: a hold whose
+ * order never reached D1 is released after checking D1.
  */
 export class EventObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -18,6 +28,7 @@ export class EventObject extends DurableObject<Env> {
 
   private migrate(): void {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)`);
+    ledger.createLedgerTables(this.sql);
   }
 
   /** The catalogue copy this object decides with, or null before the first push. */
@@ -47,10 +58,84 @@ export class EventObject extends DurableObject<Env> {
     return next.version;
   }
 
+  /**
+   * Holds units for an order about to be written to D1. `minVersion` is the catalogue version the Worker read:
+   * an object behind it answers `stale` (the Worker pushes and asks again) rather than decide on old stock.
+   */
+  async reserve(request: ledger.ReservationRequest, minVersion: number): Promise<ReserveResult> {
+    const config = this.config();
+    if (!config || config.version < minVersion) return { ok: false, failure: { kind: "stale" } };
+    const failure = this.ctx.storage.transactionSync(() => ledger.reserve(this.sql, config, request, Date.now() + HOLD_MS));
+    if (failure) return { ok: false, failure };
+    await this.scheduleAlarm();
+    return { ok: true };
+  }
+
+  /** The order is in D1: its units are taken for good (until released) and its tickets know their order. */
+  confirm(uid: string, info: ledger.OrderInfo): boolean {
+    return this.ctx.storage.transactionSync(() => ledger.take(this.sql, uid, info));
+  }
+
+  /** Gives an order's units back (expired, cancelled, deleted, refunded, or its D1 write failed). */
+  release(uid: string): boolean {
+    return this.ctx.storage.transactionSync(() => ledger.release(this.sql, uid));
+  }
+
+  /** Tickets of an order were re-issued or deleted (an empty list): only these are valid here now. */
+  replaceTickets(uid: string, tickets: { id: string; typeName: string }[], info: ledger.OrderInfo | null): void {
+    this.ctx.storage.transactionSync(() => ledger.replaceTickets(this.sql, uid, tickets, info));
+  }
+
+  remaining() {
+    const config = this.config();
+    return config ? ledger.remaining(this.sql, config) : null;
+  }
+
+  snapshot(): ledger.LedgerSnapshot {
+    return ledger.snapshot(this.sql);
+  }
+
+  /** Replaces every reservation with the takes of the live orders the Worker read from D1. */
+  rebuild(takes: (ledger.ReservationRequest & { info: ledger.OrderInfo })[]): void {
+    this.ctx.storage.transactionSync(() => ledger.rebuild(this.sql, takes));
+  }
+
   /** The event was deleted: forget everything, so a later event can never inherit this state. */
   async retire(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.cachedConfig = undefined;
     this.migrate();
+  }
+
+  /** Holds past their deadline: taken when their order reached D1 and is live, released otherwise. */
+  override async alarm(): Promise<void> {
+    const uids = ledger.expiredHolds(this.sql, Date.now());
+    if (uids.length > 0) {
+      const { results } = await this.env.DB.prepare(
+        `SELECT id, uid, payment_status, name, email FROM orders WHERE uid IN (SELECT value FROM json_each(?))`,
+      )
+        .bind(JSON.stringify(uids))
+        .all<{ id: number; uid: string; payment_status: string; name: string; email: string }>();
+      const orders = new Map(results.map((r) => [r.uid, r]));
+      this.ctx.storage.transactionSync(() => {
+        for (const uid of uids) {
+          const order = orders.get(uid);
+          if (order && LIVE_STATUSES.includes(order.payment_status)) {
+            ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email });
+          } else {
+            ledger.release(this.sql, uid);
+          }
+        }
+      });
+    }
+    await this.scheduleAlarm();
+  }
+
+  private async scheduleAlarm(): Promise<void> {
+    const next = ledger.nextDeadline(this.sql);
+    if (next === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
 }

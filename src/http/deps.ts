@@ -5,10 +5,10 @@ import { depsFromEnv, type Deps } from "../services/deps";
 const perRequest = new WeakMap<Request, Deps>();
 
 /** The service dependencies of this request, built on first use (so `/health` never builds them). */
-export function depsOf(c: Pick<Context<{ Bindings: Env }>, "env" | "req">): Deps {
+export function depsOf(c: Pick<Context<{ Bindings: Env }>, "env" | "req" | "executionCtx">): Deps {
   let deps = perRequest.get(c.req.raw);
   if (!deps) {
-    deps = depsFromEnv(c.env);
+    deps = depsFromEnv(c.env, (work) => c.executionCtx.waitUntil(work));
     perRequest.set(c.req.raw, deps);
   }
   return deps;

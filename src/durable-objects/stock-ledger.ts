@@ -1,0 +1,199 @@
+import type { EventConfig } from "./event-config";
+
+/**
+ * The event object's record of who holds which units of its stock, in its SQLite storage. Every function runs
+ * inside the object's single thread; callers wrap writes in `transactionSync` so each decision is atomic.
+ *
+ * A reservation belongs to an order `uid`. It is *held* while the Worker writes the order to D1 (with a deadline),
+ * and *taken* once the order exists; both count against stock until released. Running totals per ticket type and
+ * for the event keep every decision O(lines), however many orders the event has.
+ */
+
+export interface ReservationRequest {
+  uid: string;
+  /** Units per ticket type id of this event (types without stock control are recorded but never refused). */
+  typeUnits: Record<string, number>;
+  /** Units against the event's own stock (counted types only). */
+  eventUnits: number;
+  /** Ticket ids this reservation makes valid at this event, with the type name each shows. */
+  tickets: { id: string; typeName: string }[];
+}
+
+export type ReserveFailure =
+  | { kind: "type"; typeId: string; remaining: number }
+  | { kind: "event"; remaining: number }
+  | { kind: "stale" };
+
+export interface ReservationRecord {
+  uid: string;
+  typeUnits: Record<string, number>;
+  eventUnits: number;
+  state: "held" | "taken";
+  deadline: number | null;
+}
+
+export interface LedgerSnapshot {
+  totals: Record<string, number>;
+  reservations: ReservationRecord[];
+  tickets: { id: string; uid: string; typeName: string }[];
+}
+
+export function createLedgerTables(sql: SqlStorage): void {
+  sql.exec(`CREATE TABLE IF NOT EXISTS reservations (
+    uid TEXT PRIMARY KEY, type_units TEXT NOT NULL, event_units INTEGER NOT NULL,
+    state TEXT NOT NULL, deadline INTEGER)`);
+  sql.exec(`CREATE INDEX IF NOT EXISTS reservations_deadline ON reservations (deadline) WHERE deadline IS NOT NULL`);
+  sql.exec(`CREATE TABLE IF NOT EXISTS totals (key TEXT PRIMARY KEY, units INTEGER NOT NULL)`);
+  sql.exec(`CREATE TABLE IF NOT EXISTS tickets (
+    id TEXT PRIMARY KEY, uid TEXT NOT NULL, type_name TEXT NOT NULL,
+    order_id INTEGER, name TEXT, email TEXT)`);
+  sql.exec(`CREATE INDEX IF NOT EXISTS tickets_uid ON tickets (uid)`);
+}
+
+const EVENT_TOTAL = "event";
+const typeTotal = (typeId: string) => `type:${typeId}`;
+
+function total(sql: SqlStorage, key: string): number {
+  return sql.exec<{ units: number }>(`SELECT units FROM totals WHERE key = ?`, key).toArray()[0]?.units ?? 0;
+}
+
+function addTotal(sql: SqlStorage, key: string, delta: number): void {
+  if (delta === 0) return;
+  sql.exec(`INSERT INTO totals (key, units) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET units = units + excluded.units`, key, delta);
+}
+
+/** What is left: null where there is no limit. */
+export function remaining(sql: SqlStorage, config: EventConfig): { event: number | null; types: Record<string, number | null> } {
+  const types: Record<string, number | null> = {};
+  for (const t of config.ticketTypes) types[t.id] = t.stockControl ? t.stock - total(sql, typeTotal(t.id)) : null;
+  return { event: config.stock > 0 ? config.stock - total(sql, EVENT_TOTAL) : null, types };
+}
+
+function getReservation(sql: SqlStorage, uid: string): ReservationRecord | null {
+  const row = sql
+    .exec<{ uid: string; type_units: string; event_units: number; state: string; deadline: number | null }>(
+      `SELECT uid, type_units, event_units, state, deadline FROM reservations WHERE uid = ?`,
+      uid,
+    )
+    .toArray()[0];
+  return row
+    ? { uid: row.uid, typeUnits: JSON.parse(row.type_units), eventUnits: row.event_units, state: row.state as ReservationRecord["state"], deadline: row.deadline }
+    : null;
+}
+
+/**
+ * Holds the units when every limit allows them, else answers which limit refused (the first ticket type in the
+ * request's order, then the event). A uid already holding here is answered as success: the request was retried.
+ */
+export function reserve(sql: SqlStorage, config: EventConfig, request: ReservationRequest, deadline: number): ReserveFailure | null {
+  if (getReservation(sql, request.uid)) return null;
+  const types = new Map(config.ticketTypes.map((t) => [t.id, t]));
+  for (const [typeId, units] of Object.entries(request.typeUnits)) {
+    const type = types.get(typeId);
+    if (!type) return { kind: "stale" };
+    if (type.stockControl && units > 0) {
+      const left = type.stock - total(sql, typeTotal(typeId));
+      if (units > left) return { kind: "type", typeId, remaining: Math.max(0, left) };
+    }
+  }
+  if (config.stock > 0 && request.eventUnits > 0) {
+    const left = config.stock - total(sql, EVENT_TOTAL);
+    if (request.eventUnits > left) return { kind: "event", remaining: Math.max(0, left) };
+  }
+  sql.exec(
+    `INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, ?, ?, 'held', ?)`,
+    request.uid,
+    JSON.stringify(request.typeUnits),
+    request.eventUnits,
+    deadline,
+  );
+  for (const [typeId, units] of Object.entries(request.typeUnits)) addTotal(sql, typeTotal(typeId), units);
+  addTotal(sql, EVENT_TOTAL, request.eventUnits);
+  for (const t of request.tickets) sql.exec(`INSERT OR REPLACE INTO tickets (id, uid, type_name) VALUES (?, ?, ?)`, t.id, request.uid, t.typeName);
+  return null;
+}
+
+/** Gives the units back and forgets the reservation's tickets. Releasing what is not held changes nothing. */
+export function release(sql: SqlStorage, uid: string): boolean {
+  const r = getReservation(sql, uid);
+  if (!r) return false;
+  for (const [typeId, units] of Object.entries(r.typeUnits)) addTotal(sql, typeTotal(typeId), -units);
+  addTotal(sql, EVENT_TOTAL, -r.eventUnits);
+  sql.exec(`DELETE FROM reservations WHERE uid = ?`, uid);
+  sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
+  return true;
+}
+
+export interface OrderInfo {
+  orderId: number;
+  name: string;
+  email: string;
+}
+
+/** The order reached D1: the hold becomes a take (no deadline), and its tickets learn their order. */
+export function take(sql: SqlStorage, uid: string, info: OrderInfo): boolean {
+  if (!getReservation(sql, uid)) return false;
+  sql.exec(`UPDATE reservations SET state = 'taken', deadline = NULL WHERE uid = ?`, uid);
+  sql.exec(`UPDATE tickets SET order_id = ?, name = ?, email = ? WHERE uid = ?`, info.orderId, info.name, info.email, uid);
+  return true;
+}
+
+/** Holds whose deadline has passed (the Worker never confirmed them), oldest first. */
+export function expiredHolds(sql: SqlStorage, now: number): string[] {
+  return sql
+    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'held' AND deadline <= ? ORDER BY deadline`, now)
+    .toArray()
+    .map((r) => r.uid);
+}
+
+export function nextDeadline(sql: SqlStorage): number | null {
+  return sql.exec<{ d: number | null }>(`SELECT min(deadline) AS d FROM reservations WHERE deadline IS NOT NULL`).toArray()[0]?.d ?? null;
+}
+
+/** Replaces the tickets of a reservation (tickets re-issued, or deleted with an empty list). */
+export function replaceTickets(sql: SqlStorage, uid: string, tickets: { id: string; typeName: string }[], info: OrderInfo | null): void {
+  sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
+  for (const t of tickets) {
+    sql.exec(
+      `INSERT OR REPLACE INTO tickets (id, uid, type_name, order_id, name, email) VALUES (?, ?, ?, ?, ?, ?)`,
+      t.id,
+      uid,
+      t.typeName,
+      info?.orderId ?? null,
+      info?.name ?? null,
+      info?.email ?? null,
+    );
+  }
+}
+
+export function snapshot(sql: SqlStorage): LedgerSnapshot {
+  const totals: Record<string, number> = {};
+  for (const row of sql.exec<{ key: string; units: number }>(`SELECT key, units FROM totals WHERE units <> 0 ORDER BY key`)) totals[row.key] = row.units;
+  const reservations = sql
+    .exec<{ uid: string }>(`SELECT uid FROM reservations ORDER BY uid`)
+    .toArray()
+    .map((r) => getReservation(sql, r.uid)!);
+  const tickets = sql
+    .exec<{ id: string; uid: string; type_name: string }>(`SELECT id, uid, type_name FROM tickets ORDER BY id`)
+    .toArray()
+    .map((t) => ({ id: t.id, uid: t.uid, typeName: t.type_name }));
+  return { totals, reservations, tickets };
+}
+
+/** Rebuild from D1: every live order's units as takes, and their tickets; nothing else survives. */
+export function rebuild(sql: SqlStorage, takes: (ReservationRequest & { info: OrderInfo })[]): void {
+  sql.exec(`DELETE FROM reservations`);
+  sql.exec(`DELETE FROM totals`);
+  sql.exec(`DELETE FROM tickets`);
+  for (const t of takes) {
+    sql.exec(
+      `INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, ?, ?, 'taken', NULL)`,
+      t.uid,
+      JSON.stringify(t.typeUnits),
+      t.eventUnits,
+    );
+    for (const [typeId, units] of Object.entries(t.typeUnits)) addTotal(sql, typeTotal(typeId), units);
+    addTotal(sql, EVENT_TOTAL, t.eventUnits);
+    replaceTickets(sql, t.uid, t.tickets, t.info);
+  }
+}

@@ -1,0 +1,58 @@
+import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import { toHex } from "../lib/crypto";
+import { claimIdempotencyKey, settleIdempotencyKey } from "../services/idempotency.service";
+import type { AppEnv } from "./context";
+import { depsOf } from "./deps";
+import { ApiError, invalidParams } from "./errors";
+import { canonicalJson } from "./validate";
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+const REPLAYED_HEADERS = ["Content-Type", "Location"];
+
+async function bodyHash(raw: string): Promise<string> {
+  let canonical = raw;
+  try {
+    canonical = canonicalJson(JSON.parse(raw));
+  } catch {
+    // not JSON: the bytes themselves are compared
+  }
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical))));
+}
+
+/**
+ * `Idempotency-Key` (decisions.md 13): the same key with the same body (compared as canonical JSON) within 24 h
+ * answers what the first request answered; the same key with another body is `409`; a duplicate arriving while
+ * the first is still running is `409 idempotency_in_progress`. Scope is the route plus the key; 5xx answers are
+ * never kept, so a retry after a failure runs again.
+ */
+export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined) return next();
+  if (!KEY.test(key)) throw invalidParams({ "Idempotency-Key": "must be 1-255 visible ASCII characters" });
+  const deps = depsOf(c);
+  const scope = `${c.req.method} ${routePath(c)}`;
+  const claim = await claimIdempotencyKey(deps, scope, key, await bodyHash(await c.req.text()));
+  switch (claim.kind) {
+    case "in_progress":
+      throw new ApiError(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed.");
+    case "different_body":
+      throw new ApiError(409, "idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
+    case "replay":
+      return new Response(claim.answer.body, { status: claim.answer.status, headers: { ...claim.answer.headers, "Idempotent-Replayed": "true" } });
+  }
+  try {
+    await next();
+  } catch (err) {
+    // Errors become answers in app.onError, after this middleware: free the key so the retry runs afresh.
+    await settleIdempotencyKey(deps, scope, key, { status: 500, headers: {}, body: "" });
+    throw err;
+  }
+  const res = c.res;
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  await settleIdempotencyKey(deps, scope, key, { status: res.status, headers, body: await res.clone().text() });
+};

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { ApiError } from "../http/errors";
+import type { EventRow } from "../schemas/events.schema";
+import type { InputFieldRow } from "../schemas/input-fields.schema";
+import type { TicketTypeRow } from "../schemas/ticket-types.schema";
+import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
+
+/**
+ * The order rules of decisions.md 5.4 and 13 ("Orders") as plain functions, each throwing the first failure with
+ * its stable code and the field-practice message. The order service runs them in the decided sequence.
+ */
+
+export const orderError = (code: string, message: string, status: 400 | 409 = 400) => new ApiError(status, code, message);
+
+const isEmail = (s: string) => z.email().safeParse(s).success;
+
+/** Name and email: present, a valid address, at most 50 and 100 characters. Answers them trimmed. */
+export function checkOrderer(name: string | undefined, email: string | undefined): { name: string; email: string } {
+  const n = (name ?? "").trim();
+  const e = (email ?? "").trim();
+  if (n === "" || e === "") throw orderError("order_missing_input", "Mandatory input not available");
+  if (!isEmail(e)) throw orderError("order_invalid_email", "Invalid emailaddress");
+  if (n.length > 50) throw orderError("order_name_too_long", "Name is too long (Max 50 chars)");
+  if (e.length > 100) throw orderError("order_email_too_long", "Emailaddress is too long (Max 100 chars)");
+  return { name: n, email: e };
+}
+
+/** On sale: from `start_date` (or now) until `end_date`, else until `event_date`, else always. */
+export function isOnSale(event: EventRow, now: number): boolean {
+  const end = event.endDate ?? event.eventDate;
+  return (event.startDate === null || now >= event.startDate) && (end === null || now <= end);
+}
+
+export function checkSaleWindow(event: EventRow, now: number): void {
+  if (!isOnSale(event, now)) throw orderError("order_event_inactive", `Event ${event.id} is not active`);
+}
+
+/** `[{"<type id>": n}, ...]` read into counts per type id (a repeated id is refused). */
+export function readTicketCounts(entries: readonly Record<string, number>[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const entry of entries) {
+    for (const [typeId, count] of Object.entries(entry)) {
+      if (counts.has(typeId)) throw new ApiError(400, "rest_invalid_param", "Invalid parameter(s): tickets", { tickets: `names ticket type ${typeId} twice` });
+      counts.set(typeId, count);
+    }
+  }
+  return counts;
+}
+
+export interface TicketLine {
+  type: TicketTypeRow;
+  count: number;
+}
+
+/**
+ * Every ticket type of the event present, something ordered, each count within the type's minimum (when above 0)
+ * and maximum (0 = none). Answers the lines in the event's type order, ordered or not.
+ */
+export function checkTicketLines(types: readonly TicketTypeRow[], counts: ReadonlyMap<string, number>): TicketLine[] {
+  const known = new Set(types.map((t) => t.id));
+  for (const typeId of counts.keys()) {
+    if (!known.has(typeId)) {
+      throw new ApiError(400, "rest_invalid_param", "Invalid parameter(s): tickets", { tickets: `${typeId} is not a ticket type of this event` });
+    }
+  }
+  const lines: TicketLine[] = [];
+  for (const type of types) {
+    const count = counts.get(type.id);
+    if (count === undefined) throw orderError("order_missing_ticket_type", `Missing ticket type: ${type.name}`);
+    lines.push({ type, count });
+  }
+  if (lines.every((l) => l.count === 0)) throw orderError("order_no_tickets", "No tickets ordered");
+  for (const { type, count } of lines) {
+    if (count === 0) continue;
+    if (count < type.minimumToOrder || (type.maximumToOrder > 0 && count > type.maximumToOrder)) {
+      throw orderError("order_wrong_amount", `Wrong amount for this ticket type: ${type.name}`);
+    }
+  }
+  return lines;
+}
+
+function isLegalValue(field: InputFieldRow, value: string): boolean {
+  if (value.length > MAX_CUSTOMER_INPUT) return false;
+  switch (field.type) {
+    case "select":
+      return selectChoices(field.value).includes(value);
+    case "date":
+      return isDate(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
+    case "time":
+      return isTime(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
+    default:
+      return (field.min === "" || value.length >= Number(field.min)) && (field.max === "" || value.length <= Number(field.max));
+  }
+}
+
+export interface FieldAnswer {
+  field: InputFieldRow;
+  value: string;
+}
+
+/**
+ * The order-level input fields (personalised ones are asked after ordering, never here): required ones answered,
+ * every answer legal for its field. Unknown or personalised field ids are illegal. Answers in the event's order.
+ */
+export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: ReadonlyMap<string, string>): FieldAnswer[] {
+  const orderLevel = fields.filter((f) => !f.isPersonalised);
+  const known = new Set(orderLevel.map((f) => f.id));
+  for (const id of sent.keys()) if (!known.has(id)) throw orderError("order_illegal_field_value", "Illegal value extra input field");
+  for (const f of orderLevel) {
+    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw orderError("order_required_fields", "Required extra input fields not available");
+  }
+  const answers: FieldAnswer[] = [];
+  for (const f of orderLevel) {
+    const value = (sent.get(f.id) ?? "").trim();
+    if (value !== "" && !isLegalValue(f, value)) throw orderError("order_illegal_field_value", "Illegal value extra input field");
+    answers.push({ field: f, value });
+  }
+  return answers;
+}

@@ -1,0 +1,192 @@
+import { and, asc, eq, ne, sql } from "drizzle-orm";
+import { events, ticketTypes, type StockDeduction } from "../db/schema";
+import type { ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
+import { internalError, type ApiError } from "../http/errors";
+import { log } from "../lib/log";
+import type { EventRow } from "../schemas/events.schema";
+import type { Deps } from "./deps";
+import { pushEventConfig } from "./event-config.service";
+import { orderError, type TicketLine } from "./order-rules";
+
+/**
+ * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object
+ * it draws on, in ascending event id; when one refuses, what was already held is released and the refusal is
+ * answered. Every reservation is a hold with a deadline, so a crash between steps cannot leak stock for good.
+ */
+
+export interface TicketSeed {
+  id: string;
+  eventId: number;
+  typeId: string;
+  typeName: string;
+}
+
+export interface StockStep {
+  eventId: number;
+  minVersion: number;
+  request: ReservationRequest;
+  /** The answer when this object refuses. */
+  refusal: (failure: Exclude<ReserveFailure, { kind: "stale" }>) => ApiError;
+}
+
+export interface StockPlan {
+  steps: StockStep[];
+  /** What `sold` gains when the order is final (and loses when it is released). */
+  deductions: StockDeduction[];
+}
+
+/** The events of a passe-partout's group that it admits to: the group's other events that are not passe-partouts. */
+export async function passePartoutChildren({ db }: Deps, event: EventRow): Promise<EventRow[]> {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.eventGroup, event.eventGroup), ne(events.id, event.id), ne(events.groupType, 3)))
+    .orderBy(asc(events.id));
+}
+
+/**
+ * Which objects an order on `event` draws on and with how many units: the event itself (its types and counted
+ * units), its linked event (counted units, and the same-named type, names compared case-sensitively), and for a
+ * passe-partout one unit per ticket of each child event, which also gets the child tickets.
+ */
+export async function planStock(deps: Deps, event: EventRow, lines: readonly TicketLine[], tickets: readonly TicketSeed[], children: readonly EventRow[]): Promise<StockPlan> {
+  const ordered = lines.filter((l) => l.count > 0);
+  const counted = ordered.filter((l) => l.type.isCounted).reduce((n, l) => n + l.count, 0);
+  const all = ordered.reduce((n, l) => n + l.count, 0);
+  const steps: StockStep[] = [];
+  const deductions: StockDeduction[] = [];
+
+  steps.push({
+    eventId: event.id,
+    minVersion: event.configVersion,
+    request: {
+      uid: "",
+      typeUnits: Object.fromEntries(ordered.map((l) => [l.type.id, l.count])),
+      eventUnits: counted,
+      tickets: tickets.filter((t) => t.eventId === event.id).map((t) => ({ id: t.id, typeName: t.typeName })),
+    },
+    refusal: (f) => {
+      if (f.kind === "type") {
+        const type = lines.find((l) => l.type.id === f.typeId)!.type;
+        return orderError("order_stock_unavailable", `Not enough stock available for ticket-type: ${type.name} (${f.remaining})`, 409);
+      }
+      return orderError("order_event_stock_unavailable", `No more stock available for "${event.eventName}"`, 409);
+    },
+  });
+  for (const l of ordered) deductions.push({ eventId: event.id, typeId: l.type.id, units: l.count, eventUnits: l.type.isCounted ? l.count : 0 });
+
+  if (event.stockLink !== 0) {
+    const [linked] = await deps.db.select().from(events).where(eq(events.id, event.stockLink));
+    if (linked) {
+      const linkedTypes = await deps.db.select().from(ticketTypes).where(eq(ticketTypes.eventId, linked.id));
+      const byName = new Map(linkedTypes.map((t) => [t.name, t]));
+      const typeUnits: Record<string, number> = {};
+      for (const l of ordered) {
+        const same = byName.get(l.type.name);
+        if (same) typeUnits[same.id] = (typeUnits[same.id] ?? 0) + l.count;
+        deductions.push({ eventId: linked.id, typeId: same?.id ?? null, units: l.count, eventUnits: l.type.isCounted ? l.count : 0 });
+      }
+      steps.push({
+        eventId: linked.id,
+        minVersion: linked.configVersion,
+        request: { uid: "", typeUnits, eventUnits: counted, tickets: [] },
+        refusal: () => orderError("order_linked_stock_unavailable", `Not enough stock for linked event-id ${linked.id}`, 409),
+      });
+    }
+  }
+
+  for (const child of children) {
+    steps.push({
+      eventId: child.id,
+      minVersion: child.configVersion,
+      request: {
+        uid: "",
+        typeUnits: {},
+        eventUnits: all,
+        tickets: tickets.filter((t) => t.eventId === child.id).map((t) => ({ id: t.id, typeName: t.typeName })),
+      },
+      refusal: () => orderError("order_event_stock_unavailable", `No more stock available for "${child.eventName}"`, 409),
+    });
+    deductions.push({ eventId: child.id, typeId: null, units: all, eventUnits: all });
+  }
+
+  steps.sort((a, b) => a.eventId - b.eventId);
+  return { steps, deductions };
+}
+
+/** The events whose objects hold units of an order, from its recorded deductions. */
+export function stockEventIds(deductions: readonly StockDeduction[]): number[] {
+  return [...new Set(deductions.map((d) => d.eventId))].sort((a, b) => a - b);
+}
+
+async function reserveOne(deps: Deps, uid: string, step: StockStep): Promise<ApiError | null> {
+  const stub = deps.eventObjects.get(step.eventId);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const result = await stub.reserve({ ...step.request, uid }, step.minVersion);
+    if (result.ok) return null;
+    if (result.failure.kind !== "stale") return step.refusal(result.failure);
+    await pushEventConfig(deps, step.eventId); // the object's copy was behind: bring it up to date and ask again
+  }
+  log("error", "event object stays behind its catalogue", { event_id: step.eventId });
+  return internalError();
+}
+
+/** Holds every step's units for `uid`, or none of them: a refusal releases what was held and is thrown. */
+export async function holdStock(deps: Deps, uid: string, plan: StockPlan): Promise<void> {
+  const held: number[] = [];
+  for (const step of plan.steps) {
+    const refusal = await reserveOne(deps, uid, step);
+    if (refusal) {
+      await releaseStock(deps, uid, held);
+      throw refusal;
+    }
+    held.push(step.eventId);
+  }
+}
+
+/** Gives back what `uid` holds in each of the events' objects. A failure is logged; the object's alarm or a rebuild settles it. */
+export async function releaseStock(deps: Deps, uid: string, eventIds: readonly number[]): Promise<void> {
+  await Promise.all(
+    eventIds.map((eventId) =>
+      deps.eventObjects
+        .get(eventId)
+        .release(uid)
+        .catch((err: unknown) => log("error", "stock release failed", { event_id: eventId, error: String(err) })),
+    ),
+  );
+}
+
+/**
+ * Tells the objects the order reached D1, so its holds become takes at once. Off the response path: when it does
+ * not arrive, each object's alarm finds the order in D1 and does the same.
+ */
+export async function confirmStock(deps: Deps, uid: string, eventIds: readonly number[], info: { orderId: number; name: string; email: string }): Promise<void> {
+  await Promise.all(
+    eventIds.map((eventId) =>
+      deps.eventObjects
+        .get(eventId)
+        .confirm(uid, info)
+        .catch((err: unknown) => log("warn", "stock confirm failed; the alarm will settle it", { event_id: eventId, error: String(err) })),
+    ),
+  );
+}
+
+/** SQL that moves `sold` by the deductions (`sign` -1 gives them back). */
+export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], sign: 1 | -1) {
+  const { db } = deps;
+  const statements = [];
+  for (const d of deductions) {
+    if (d.typeId !== null && d.units !== 0) {
+      statements.push(
+        db
+          .update(ticketTypes)
+          .set({ sold: sql`${ticketTypes.sold} + ${sign * d.units}` })
+          .where(and(eq(ticketTypes.eventId, d.eventId), eq(ticketTypes.id, d.typeId))),
+      );
+    }
+    if (d.eventUnits !== 0) {
+      statements.push(db.update(events).set({ sold: sql`${events.sold} + ${sign * d.eventUnits}` }).where(eq(events.id, d.eventId)));
+    }
+  }
+  return statements;
+}
