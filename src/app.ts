@@ -10,6 +10,8 @@ import { emailListsRoutes } from "./routes/email-lists.routes";
 import { eventsRoutes } from "./routes/events.routes";
 import { inputFieldsRoutes } from "./routes/input-fields.routes";
 import { logsRoutes } from "./routes/logs.routes";
+import { orderTicketsRoutes } from "./routes/order-tickets.routes";
+import { ordersRoutes } from "./routes/orders.routes";
 import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
@@ -36,6 +38,8 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/pdf-templates`, pdfTemplatesRoutes);
   app.route(`${API_BASE}/admin/emaillists`, emailListsRoutes);
   app.route(`${API_BASE}/admin/logs`, logsRoutes);
+  app.route(`${API_BASE}/admin/orders`, ordersRoutes);
+  app.route(`${API_BASE}/admin/tickets`, orderTicketsRoutes);
 
   app.notFound(() => renderError(noRoute()));
   app.onError((err, c) => {

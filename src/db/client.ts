@@ -1,3 +1,4 @@
+import { sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -19,4 +20,17 @@ export function isUniqueViolation(err: unknown): boolean {
 /** A trigger of ours refused the write with `RAISE(ABORT, 'CHECK constraint failed: <name>')`. */
 export function isCheckViolation(err: unknown, name: string): boolean {
   return errorText(err).includes(`CHECK constraint failed: ${name}`);
+}
+
+/**
+ * `column IN (ids)` with the ids as one JSON parameter: D1 allows 100 bound parameters per statement, so lists of
+ * ids (include, exclude, authorised events) never go in one parameter each.
+ */
+export function inIds(column: AnyColumn | SQL, ids: readonly number[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+}
+
+/** Rows of events within the user's scope: no condition for "all". */
+export function inScope(column: AnyColumn, scope: "all" | readonly number[]): SQL | undefined {
+  return scope === "all" ? undefined : inIds(column, scope);
 }

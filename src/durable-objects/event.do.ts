@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { LIVE_STATUSES } from "../db/order-status";
 import type { Env } from "../env";
 import type { EventConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
@@ -6,8 +7,6 @@ import * as ledger from "./stock-ledger";
 /** How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. */
 export const HOLD_MS = 5 * 60_000;
 
-/** Order statuses whose units stay taken; any other status (or no order at all) gives them back. */
-const LIVE_STATUSES = ["open", "paid", "dashboard", "booked", "booked - confirmed", "dashboard - confirmed"];
 
 export type ReserveResult = { ok: true } | { ok: false; failure: ledger.ReserveFailure };
 
@@ -121,7 +120,8 @@ export class EventObject extends DurableObject<Env> {
       this.ctx.storage.transactionSync(() => {
         for (const uid of uids) {
           const order = orders.get(uid);
-          if (order && LIVE_STATUSES.includes(order.payment_status)) {
+          // Live statuses keep their units; any other status (or no order at all) gives them back.
+          if (order && (LIVE_STATUSES as readonly string[]).includes(order.payment_status)) {
             ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email });
           } else {
             ledger.release(this.sql, uid);

@@ -2,12 +2,14 @@ import type { Env } from "../env";
 import { log } from "../lib/log";
 import { depsFromEnv } from "../services/deps";
 import { repairEventConfigs } from "../services/event-config.service";
+import { purgeIdempotencyKeys } from "../services/idempotency.service";
 import { purgeExpiredLogs } from "../services/logs.service";
 
 /** The cron sweep: retention and backstops only; per-event deadlines belong to the event objects' alarms. */
 export async function sweep(env: Env): Promise<void> {
   const deps = depsFromEnv(env);
   const logsPurged = await purgeExpiredLogs(deps);
+  const keysPurged = await purgeIdempotencyKeys(deps);
   const configsRepaired = await repairEventConfigs(deps);
-  log("info", "sweep", { logs_purged: logsPurged, event_configs_repaired: configsRepaired });
+  log("info", "sweep", { logs_purged: logsPurged, idempotency_keys_purged: keysPurged, event_configs_repaired: configsRepaired });
 }

@@ -1,4 +1,5 @@
 import { count as countRows, eq, sql } from "drizzle-orm";
+import { inScope } from "../db/client";
 import { emailListEntries } from "../db/schema";
 import { invalidId, invalidParams } from "../http/errors";
 import { eventScope, type AuthUser } from "./authority";
@@ -18,7 +19,7 @@ export async function listEmailLists({ db }: Deps, user: AuthUser): Promise<Emai
   const rows = await db
     .select({ eventId: emailListEntries.eventId, total: countRows() })
     .from(emailListEntries)
-    .where(scope === "all" ? undefined : sql`${emailListEntries.eventId} IN (SELECT value FROM json_each(${JSON.stringify(scope)}))`)
+    .where(inScope(emailListEntries.eventId, scope))
     .groupBy(emailListEntries.eventId)
     .orderBy(emailListEntries.eventId);
   return rows;

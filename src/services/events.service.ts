@@ -1,4 +1,5 @@
 import { and, asc, count as countRows, desc, eq, ne, or, sql, type SQL } from "drizzle-orm";
+import { inIds, inScope } from "../db/client";
 import {
   events,
   inputFields,
@@ -45,17 +46,12 @@ export async function getEventFor(deps: Deps, user: AuthUser, id: number): Promi
   return event;
 }
 
-function scopeCondition(user: AuthUser): SQL | undefined {
-  const scope = eventScope(user);
-  return scope === "all" ? undefined : sql`${events.id} IN (SELECT value FROM json_each(${JSON.stringify(scope)}))`;
-}
-
 export async function listEvents(deps: Deps, user: AuthUser, q: ListEventsQuery): Promise<{ rows: EventRow[]; total: number }> {
   assertEventAccess(user, [...(q.include ?? []), ...(q.exclude ?? [])]);
-  const conditions = [scopeCondition(user)];
+  const conditions = [inScope(events.id, eventScope(user))];
   if (q.search) conditions.push(sql`instr(${events.searchName}, ${q.search.toLowerCase()}) > 0`);
-  if (q.include) conditions.push(sql`${events.id} IN (SELECT value FROM json_each(${JSON.stringify(q.include)}))`);
-  if (q.exclude) conditions.push(sql`${events.id} NOT IN (SELECT value FROM json_each(${JSON.stringify(q.exclude)}))`);
+  if (q.include) conditions.push(inIds(events.id, q.include));
+  if (q.exclude) conditions.push(sql`NOT ${inIds(events.id, q.exclude)}`);
   const where = and(...conditions.filter((c): c is SQL => c !== undefined));
   const column = { id: events.id, event_date: events.eventDate, start_date: events.startDate, end_date: events.endDate }[q.orderby];
   const direction = q.order === "desc" ? desc : asc;
@@ -252,7 +248,7 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
   const allIds = [...new Set([...referenced.values()].flat())];
   if (allIds.length > 0) {
     const found = new Set(
-      (await deps.db.select({ id: events.id }).from(events).where(sql`${events.id} IN (SELECT value FROM json_each(${JSON.stringify(allIds)}))`)).map((r) => r.id),
+      (await deps.db.select({ id: events.id }).from(events).where(inIds(events.id, allIds))).map((r) => r.id),
     );
     for (const [field, ids] of referenced) {
       const missing = ids.filter((id) => !found.has(id));

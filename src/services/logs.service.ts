@@ -1,4 +1,5 @@
-import { and, count as countRows, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { count as countRows, desc, eq, lt, type SQL } from "drizzle-orm";
+import { inScope } from "../db/client";
 import { logs, orders } from "../db/schema";
 import { forbidden, invalidId } from "../http/errors";
 import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "./authority";
@@ -14,8 +15,13 @@ export interface NewLogEntry {
 }
 
 /** Failures of payment, delivery and background work are recorded here and listed by `/admin/logs`. */
-export async function writeLog({ db, now }: Deps, entry: NewLogEntry): Promise<void> {
-  await db.insert(logs).values({
+export async function writeLog(deps: Deps, entry: NewLogEntry): Promise<void> {
+  await writeLogStatement(deps, entry);
+}
+
+/** The same entry as a statement, for a caller's batch (so it is written with the change it reports, or not at all). */
+export function writeLogStatement({ db, now }: Deps, entry: NewLogEntry) {
+  return db.insert(logs).values({
     eventId: entry.eventId ?? 0,
     orderId: entry.orderId ?? 0,
     logType: entry.logType,
@@ -36,8 +42,7 @@ export const LOG_LIST_LIMIT = 1000;
 
 /** Organizers see the entries of their authorised events; entries of no event are for administrators. */
 function scopeOf(user: AuthUser): SQL | undefined {
-  const scope = eventScope(user);
-  return scope === "all" ? undefined : sql`${logs.eventId} IN (SELECT value FROM json_each(${JSON.stringify(scope)}))`;
+  return inScope(logs.eventId, eventScope(user));
 }
 
 export function listLogs(deps: Deps, user: AuthUser): Promise<{ rows: LogRow[]; total: number }> {

@@ -1,11 +1,13 @@
-import { and, asc, eq, ne, sql } from "drizzle-orm";
-import { events, ticketTypes, type StockDeduction } from "../db/schema";
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { inIds } from "../db/client";
+import { events, orders, tickets, ticketTypes, type StockDeduction } from "../db/schema";
 import type { ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
 import { internalError, type ApiError } from "../http/errors";
 import { log } from "../lib/log";
 import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
 import { pushEventConfig } from "./event-config.service";
+import { LIVE_STATUSES } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
 
 /**
@@ -189,4 +191,37 @@ export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], s
     }
   }
   return statements;
+}
+
+/**
+ * Rebuilds an event object's stock and valid tickets from D1, the source of truth: every live order that drew
+ * on the event (its own orders, and those of events linked to it or passe-partouts over it) becomes a take. Holds
+ * of orders that never reached D1 are dropped, as their alarm would have done.
+ */
+export async function rebuildEventObject(deps: Deps, eventId: number): Promise<void> {
+  const { db } = deps;
+  await pushEventConfig(deps, eventId);
+  const live = await db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        inArray(orders.paymentStatus, [...LIVE_STATUSES]),
+        sql`EXISTS (SELECT 1 FROM json_each(${orders.deductions}) WHERE value ->> 'eventId' = ${eventId})`,
+      ),
+    );
+  const ticketRows = live.length > 0 ? await db.select().from(tickets).where(and(eq(tickets.eventId, eventId), inIds(tickets.orderId, live.map((o) => o.id)))) : [];
+  const takes = live.map((o) => {
+    const mine = o.deductions.filter((d) => d.eventId === eventId);
+    const typeUnits: Record<string, number> = {};
+    for (const d of mine) if (d.typeId !== null) typeUnits[d.typeId] = (typeUnits[d.typeId] ?? 0) + d.units;
+    return {
+      uid: o.uid,
+      typeUnits,
+      eventUnits: mine.reduce((n, d) => n + d.eventUnits, 0),
+      tickets: ticketRows.filter((t) => t.orderId === o.id).map((t) => ({ id: t.id, typeName: t.ticketTypeName })),
+      info: { orderId: o.id, name: o.name, email: o.email },
+    };
+  });
+  await deps.eventObjects.get(eventId).rebuild(takes);
 }

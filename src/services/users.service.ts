@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { isUniqueViolation } from "../db/client";
+import { inIds, isUniqueViolation } from "../db/client";
 import { applicationPasswords, events, users, type Role } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
@@ -21,7 +21,7 @@ export type UserChanges = Partial<Pick<NewUser, "email" | "name" | "role" | "aut
 async function assertEventsExist({ db }: Deps, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   const found = new Set(
-    (await db.select({ id: events.id }).from(events).where(sql`${events.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)).map((r) => r.id),
+    (await db.select({ id: events.id }).from(events).where(inIds(events.id, ids))).map((r) => r.id),
   );
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw invalidParams({ authorised_events: `names events that do not exist: ${missing.join(", ")}` });

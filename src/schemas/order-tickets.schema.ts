@@ -1,0 +1,49 @@
+import type { Context } from "hono";
+import type { tickets } from "../db/schema";
+import { apiUrl } from "../http/links";
+import { formatDateTime, formatOptionalDateTime } from "../lib/time";
+import type { EventRow } from "./events.schema";
+import type { OrderRow } from "./orders.schema";
+
+export type TicketRow = typeof tickets.$inferSelect;
+
+export interface ScanView {
+  level: number;
+  date: string;
+  location: string;
+}
+
+/**
+ * An order's tickets (spec: Order tickets): each with its event's name and date, its type, and its scans; the
+ * public download address under `_links.download`.
+ */
+export function presentOrderTickets(
+  c: Context,
+  order: OrderRow,
+  rows: readonly TicketRow[],
+  eventsById: ReadonlyMap<number, EventRow>,
+  scansByTicket: ReadonlyMap<string, ScanView[]>,
+) {
+  const own = eventsById.get(order.eventId);
+  return {
+    order_id: order.id,
+    name: order.name,
+    email: order.email,
+    created_at: formatDateTime(order.createdAt, own?.timezone ?? "UTC"),
+    tickets: rows.map((t) => {
+      const event = eventsById.get(t.eventId);
+      return {
+        ticket_id: t.id,
+        event_id: t.eventId,
+        event_name: event?.eventName ?? "",
+        event_date: formatOptionalDateTime(event?.eventDate ?? null, event?.timezone ?? "UTC"),
+        ticket_type: t.ticketTypeName,
+        scans: scansByTicket.get(t.id) ?? [],
+      };
+    }),
+    _links: {
+      self: [{ href: apiUrl(c, `/admin/tickets/${order.id}`) }],
+      download: [{ href: apiUrl(c, `/tickets/${order.uid}`) }],
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { asc, eq, inArray } from "drizzle-orm";
+import { inIds } from "../db/client";
+import { events, tickets, ticketTypes } from "../db/schema";
+import type { EventRow } from "../schemas/events.schema";
+import type { ScanView, TicketRow } from "../schemas/order-tickets.schema";
+import type { OrderRow } from "../schemas/orders.schema";
+import type { Deps } from "./deps";
+import { log } from "../lib/log";
+import { isFinal } from "../db/order-status";
+import { orderError, type TicketLine } from "./order-rules";
+import { insertTickets, ticketSeeds } from "./orders.service";
+import { passePartoutChildren, stockEventIds } from "./stock.service";
+
+export interface OrderTickets {
+  rows: TicketRow[];
+  events: Map<number, EventRow>;
+  scans: Map<string, ScanView[]>;
+}
+
+/** The tickets of the orders, with the events they are valid at. */
+export async function ticketsOfOrders({ db }: Deps, orderIds: readonly number[]): Promise<OrderTickets> {
+  if (orderIds.length === 0) return { rows: [], events: new Map(), scans: new Map() };
+  const rows = await db.select().from(tickets).where(inIds(tickets.orderId, orderIds)).orderBy(asc(tickets.createdAt), asc(tickets.id));
+  const eventIds = [...new Set(rows.map((t) => t.eventId))];
+  const eventRows = eventIds.length > 0 ? await db.select().from(events).where(inIds(events.id, eventIds)) : [];
+  // Scans arrive with the scanning issue; until a ticket has been scanned its list is empty.
+  return { rows, events: new Map(eventRows.map((e) => [e.id, e])), scans: new Map() };
+}
+
+/** Every event an order's tickets may be valid at: where it holds stock, and where its tickets are now. */
+function ticketEventIds(order: OrderRow, extra: readonly number[]): number[] {
+  return [...new Set([...stockEventIds(order.deductions), order.eventId, ...extra])];
+}
+
+/** Tells the event objects which of the order's tickets are valid there (none after a delete). */
+async function syncObjects(deps: Deps, order: OrderRow, rows: readonly { id: string; eventId: number; ticketTypeName: string }[], eventIds: readonly number[]): Promise<void> {
+  const info = { orderId: order.id, name: order.name, email: order.email };
+  await Promise.all(
+    eventIds.map((eventId) =>
+      deps.eventObjects
+        .get(eventId)
+        .replaceTickets(
+          order.uid,
+          rows.filter((t) => t.eventId === eventId).map((t) => ({ id: t.id, typeName: t.ticketTypeName })),
+          info,
+        )
+        .catch((err: unknown) => log("error", "ticket sync with the event object failed", { event_id: eventId, error: String(err) })),
+    ),
+  );
+}
+
+/**
+ * `POST /admin/tickets/<order_id>`: new ticket ids for a final order that has none (409 when it has some, or is
+ * not final). The objects learn them before the answer, so they scan at once.
+ */
+export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
+  if (!isFinal(order.paymentStatus)) throw orderError("order_not_final", `Order ${order.id} is not final (${order.paymentStatus}); it has no tickets to issue.`, 409);
+  const existing = await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id)).limit(1).get();
+  if (existing) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
+  const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
+  if (!event) throw orderError("order_event_not_found", "Event does not exist", 409);
+  const types = await deps.db
+    .select()
+    .from(ticketTypes)
+    .where(inArray(ticketTypes.id, order.lines.map((l) => l.typeId)));
+  const byId = new Map(types.filter((t) => t.eventId === event.id).map((t) => [t.id, t]));
+  // A type renamed since the order keeps the order's name on its tickets; one deleted since cannot be re-issued.
+  const lines: TicketLine[] = order.lines
+    .filter((l) => l.count > 0)
+    .map((l) => {
+      const type = byId.get(l.typeId);
+      if (!type) throw orderError("order_ticket_type_gone", `Ticket type "${l.name}" no longer exists; its tickets cannot be issued again.`, 409);
+      return { type: { ...type, name: l.name }, count: l.count };
+    });
+  const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
+  const seeds = ticketSeeds(event, lines, children);
+  await insertTickets(deps, order.uid, seeds).run();
+  const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: s.typeName }));
+  await syncObjects(deps, order, rows, ticketEventIds(order, children.map((c) => c.id)));
+}
+
+/** `DELETE /admin/tickets/<order_id>`: the tickets are gone and no longer scan anywhere. `sold` is unchanged. */
+export async function deleteTickets(deps: Deps, order: OrderRow): Promise<void> {
+  const removed = await deps.db.delete(tickets).where(eq(tickets.orderId, order.id)).returning({ eventId: tickets.eventId });
+  await syncObjects(deps, order, [], ticketEventIds(order, removed.map((r) => r.eventId)));
+}
+
