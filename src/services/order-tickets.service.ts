@@ -74,7 +74,8 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
   const seeds = ticketSeeds(event, lines, children);
-  await insertTickets(deps, order.uid, seeds).run();
+  const written = await insertTickets(deps, order.uid, seeds, true).returning({ id: tickets.id });
+  if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
   const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: s.typeName }));
   await syncObjects(deps, order, rows, ticketEventIds(order, children.map((c) => c.id)));
 }

@@ -63,8 +63,12 @@ function orderLines(lines: readonly TicketLine[]): OrderLine[] {
   }));
 }
 
-/** Ticket rows in one statement (one JSON parameter), pointing at their order by its uid. */
-export function insertTickets(deps: Deps, uid: string, seeds: readonly TicketSeed[]) {
+/**
+ * Ticket rows in one statement (one JSON parameter), pointing at their order by its uid. With `onlyIfNone` nothing
+ * is written when the order already has tickets, decided inside the statement (two re-issues at once cannot both
+ * write).
+ */
+export function insertTickets(deps: Deps, uid: string, seeds: readonly TicketSeed[], onlyIfNone = false) {
   const json = JSON.stringify(seeds.map((s) => [s.id, s.eventId, s.typeId, s.typeName]));
   const now = deps.now();
   return deps.db.insert(tickets).select(
@@ -77,7 +81,8 @@ export function insertTickets(deps: Deps, uid: string, seeds: readonly TicketSee
         ticketTypeName: sql`value ->> 3`.as("ticket_type_name"),
         createdAt: sql`${now}`.as("created_at"),
       })
-      .from(sql`json_each(${json})`),
+      .from(sql`json_each(${json})`)
+      .where(onlyIfNone ? sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = (SELECT id FROM orders WHERE uid = ${uid}))` : undefined),
   );
 }
 
