@@ -24,6 +24,7 @@ export default defineConfig(async () => {
     ],
     test: {
       setupFiles: ["./test/setup.ts"],
+      globalSetup: ["./test/stubs/global-setup.ts"],
       // Access-log lines would drown the report; warnings and errors still show.
       onConsoleLog: (line: string) => !line.includes('"msg":"request"'),
     },

@@ -16,6 +16,7 @@ import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
 import { usersRoutes } from "./routes/users.routes";
+import { webhooksRoutes } from "./routes/webhooks.routes";
 
 /**
  * The HTTP surface. Registration order is the authentication policy: routes mounted before `requireApiKey`
@@ -40,6 +41,7 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/logs`, logsRoutes);
   app.route(`${API_BASE}/admin/orders`, ordersRoutes);
   app.route(`${API_BASE}/admin/tickets`, orderTicketsRoutes);
+  app.route(`${API_BASE}/admin/webhooks`, webhooksRoutes);
 
   app.notFound(() => renderError(noRoute()));
   app.onError((err, c) => {

@@ -30,6 +30,11 @@ const schema = z.object({
     .string()
     .optional()
     .transform((s) => s === "true"),
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.replace(/\/+$/, "") : ""))
+    .refine((s) => s === "" || /^https?:\/\/[^/]+$/.test(s), "must be the service's origin, such as https://tickets.example.com"),
   CURRENCY: z
     .string()
     .default("EUR")
@@ -49,6 +54,8 @@ export interface Config {
   logRetentionDays: number;
   /** Local development and tests only: outbound calls may use http and loopback hosts. */
   allowHttpOutbound: boolean;
+  /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
+  publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
   currency: string;
 }
@@ -78,6 +85,7 @@ export function loadConfig(env: Env): Config {
     logRetentionDays: v.LOG_RETENTION_DAYS,
     allowHttpOutbound: v.ALLOW_HTTP_OUTBOUND,
     currency: v.CURRENCY,
+    publicUrl: v.PUBLIC_URL,
   };
   cache.set(env, config);
   return config;

@@ -18,6 +18,7 @@ export interface Env {
   LOG_RETENTION_DAYS?: string;
   ALLOW_HTTP_OUTBOUND?: string;
   CURRENCY?: string;
+  PUBLIC_URL?: string;
 }
 
 type ServiceEnv = Env;

@@ -334,3 +334,75 @@ export const emailListEntries = sqliteTable(
   },
   (t) => [uniqueIndex("email_list_entries_event_email").on(t.eventId, t.emailKey)],
 );
+
+export const webhooks = sqliteTable("webhooks", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  url: text("url").notNull(),
+  secret: text("secret").notNull(),
+  topic: text("topic").notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
+  // Minutes to wait before each retry; its length is the number of retries.
+  retryScheme: text("retry_scheme", { mode: "json" }).$type<number[]>().notNull(),
+  failureThreshold: integer("failure_threshold").notNull().default(60),
+  pending: integer("pending").notNull().default(0),
+  delivered: integer("delivered").notNull().default(0),
+  retries: integer("retries").notNull().default(0),
+  failed: integer("failed").notNull().default(0),
+  lastSuccess: integer("last_success"),
+  lastRetry: integer("last_retry"),
+  lastFailure: integer("last_failure"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export interface RecordedExchange {
+  request: { method: string; url: string; headers: Record<string, string>; body: string };
+  response: { code: number; message: string; headers: Record<string, string>; body: string } | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    // 32 lowercase hex; kept across retries.
+    id: text("id").primaryKey(),
+    webhookId: integer("webhook_id").notNull(),
+    topic: text("topic").notNull(),
+    eventId: integer("event_id").notNull().default(0),
+    // The exact bytes sent (and signed).
+    body: text("body").notNull(),
+    source: text("source").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastExchange: text("last_exchange", { mode: "json" }).$type<RecordedExchange>(),
+    createdAt: integer("created_at").notNull(),
+    // When the next attempt's queue message is due; a pending delivery long past it lost its message.
+    dueAt: integer("due_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [index("webhook_deliveries_webhook").on(t.webhookId, t.createdAt), index("webhook_deliveries_pending").on(t.status, t.dueAt)],
+);
+
+export const emails = sqliteTable(
+  "emails",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    to: text("to").notNull(),
+    bcc: text("bcc").notNull().default(""),
+    fromName: text("from_name").notNull().default(""),
+    fromEmail: text("from_email").notNull().default(""),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    status: text("status", { enum: ["queued", "sent", "failed"] }).notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error").notNull().default(""),
+    eventId: integer("event_id").notNull().default(0),
+    orderId: integer("order_id").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    // When the next attempt's queue message is due; a queued email long past it lost its message.
+    dueAt: integer("due_at").notNull(),
+    sentAt: integer("sent_at"),
+  },
+  (t) => [index("emails_event").on(t.eventId), index("emails_order").on(t.orderId), index("emails_queued").on(t.status, t.dueAt)],
+);

@@ -8,7 +8,7 @@ const perRequest = new WeakMap<Request, Deps>();
 export function depsOf(c: Pick<Context<{ Bindings: Env }>, "env" | "req" | "executionCtx">): Deps {
   let deps = perRequest.get(c.req.raw);
   if (!deps) {
-    deps = depsFromEnv(c.env, (work) => c.executionCtx.waitUntil(work));
+    deps = depsFromEnv(c.env, (work) => c.executionCtx.waitUntil(work), new URL(c.req.url).origin);
     perRequest.set(c.req.raw, deps);
   }
   return deps;

@@ -8,12 +8,24 @@ export interface Link {
 
 export type Links = Record<string, Link[]>;
 
+/**
+ * What links are built from: the request (a Hono context is one), or, where there is no request (webhook payloads
+ * built in a queue consumer), the service's address.
+ */
+export interface LinkBase {
+  req: { url: string };
+}
+
+export function linkBaseOf(origin: string): LinkBase {
+  return { req: { url: origin } };
+}
+
 /** Absolute address of an API path, built from the request's own origin. */
-export function apiUrl(c: Context, path: string): string {
+export function apiUrl(c: LinkBase, path: string): string {
   return `${new URL(c.req.url).origin}${API_BASE}${path}`;
 }
 
-export function selfAndCollection(c: Context, self: string, collection: string): Links {
+export function selfAndCollection(c: LinkBase, self: string, collection: string): Links {
   return { self: [{ href: apiUrl(c, self) }], collection: [{ href: apiUrl(c, collection) }] };
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Every message on the jobs queue is an envelope with a schema version and a kind; the consumer validates it
- * before acting, since a message may outlive the code that sent it.
+ * before acting, since a message may outlive the code that sent it. Each kind's handler validates the rest.
  */
 export const jobEnvelope = z.looseObject({
   v: z.literal(1),
@@ -12,3 +12,22 @@ export const jobEnvelope = z.looseObject({
 });
 
 export type JobMessage = z.infer<typeof jobEnvelope>;
+
+/** A webhook delivery's attempt `attempt` (1 = first try); an attempt already made is skipped (at-least-once). */
+export const webhookDeliveryJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("webhook.deliver"),
+  deliveryId: z.string().regex(/^[0-9a-f]{32}$/),
+  attempt: z.number().int().min(1),
+});
+export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJob>;
+
+export const emailJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("email.send"),
+  emailId: z.number().int().positive(),
+  attempt: z.number().int().min(1),
+  eventId: z.number().int().nonnegative().optional(),
+  orderId: z.number().int().nonnegative().optional(),
+});
+export type EmailJob = z.infer<typeof emailJob>;

@@ -4,6 +4,7 @@ import { depsFromEnv } from "../services/deps";
 import { repairEventConfigs } from "../services/event-config.service";
 import { purgeIdempotencyKeys } from "../services/idempotency.service";
 import { purgeExpiredLogs } from "../services/logs.service";
+import { pruneDeliveryLog, resendStalledDeliveries } from "../services/webhook-deliveries.service";
 
 /** The cron sweep: retention and backstops only; per-event deadlines belong to the event objects' alarms. */
 export async function sweep(env: Env): Promise<void> {
@@ -11,5 +12,12 @@ export async function sweep(env: Env): Promise<void> {
   const logsPurged = await purgeExpiredLogs(deps);
   const keysPurged = await purgeIdempotencyKeys(deps);
   const configsRepaired = await repairEventConfigs(deps);
-  log("info", "sweep", { logs_purged: logsPurged, idempotency_keys_purged: keysPurged, event_configs_repaired: configsRepaired });
+  const deliveriesResent = await resendStalledDeliveries(deps);
+  await pruneDeliveryLog(deps);
+  log("info", "sweep", {
+    logs_purged: logsPurged,
+    idempotency_keys_purged: keysPurged,
+    event_configs_repaired: configsRepaired,
+    webhook_deliveries_resent: deliveriesResent,
+  });
 }

@@ -1,12 +1,11 @@
-import type { Context } from "hono";
 import { z } from "zod";
-import { selfAndCollection } from "../http/links";
+import { selfAndCollection, type LinkBase } from "../http/links";
 import { filePart } from "../http/validate";
 import type { EmailListSummary } from "../services/email-lists.service";
 
 export const uploadEmailListForm = z.strictObject({ file: filePart });
 
-export function presentEmailList(c: Context, list: EmailListSummary) {
+export function presentEmailList(c: LinkBase, list: EmailListSummary) {
   return {
     event_id: list.eventId,
     total: list.total,

@@ -1,8 +1,7 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import type { events } from "../db/schema";
 import type { Link, Links } from "../http/links";
-import { apiUrl, selfAndCollection } from "../http/links";
+import { apiUrl, selfAndCollection, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
 import { formatOptionalDateTime } from "../lib/time";
 import {
@@ -118,11 +117,11 @@ export const deleteEventQuery = z.object({
 
 export const EVENT_EMBEDS = ["ticket_types", "input_fields", "scan_keys"] as const;
 
-function embeddable(c: Context, path: string): Link[] {
+function embeddable(c: LinkBase, path: string): Link[] {
   return [{ embeddable: true, href: apiUrl(c, path) }];
 }
 
-export function eventLinks(c: Context, id: number): Links {
+export function eventLinks(c: LinkBase, id: number): Links {
   return {
     ...selfAndCollection(c, `/admin/events/${id}`, "/admin/events"),
     ticket_types: embeddable(c, `/admin/events/${id}/ticket-types`),
@@ -148,7 +147,7 @@ const flagsOf = (e: EventRow): Record<EventFlag, boolean> => ({
 });
 
 /** An event as the API shows it; its dates in its own time zone. */
-export function presentEvent(c: Context, e: EventRow) {
+export function presentEvent(c: LinkBase, e: EventRow) {
   const tz = e.timezone;
   return {
     id: e.id,

@@ -1,7 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import { INPUT_FIELD_TYPES, type inputFields } from "../db/schema";
-import { selfAndCollection } from "../http/links";
+import { selfAndCollection, type LinkBase } from "../http/links";
 import { LAYOUT_ORDER_NAMES } from "../services/catalogue-names";
 
 export type InputFieldRow = typeof inputFields.$inferSelect;
@@ -31,7 +30,7 @@ export const createInputFieldBody = z.strictObject(inputFieldFields).partial().r
 export const updateInputFieldBody = z.strictObject(inputFieldFields).partial();
 export type InputFieldInput = z.output<typeof updateInputFieldBody>;
 
-export function presentInputField(c: Context, f: InputFieldRow) {
+export function presentInputField(c: LinkBase, f: InputFieldRow) {
   return {
     id: f.id,
     name: f.name,

@@ -1,11 +1,10 @@
-import type { Context } from "hono";
 import type { logs } from "../db/schema";
-import { selfAndCollection } from "../http/links";
+import { selfAndCollection, type LinkBase } from "../http/links";
 import { formatDateTime } from "../lib/time";
 
 export type LogRow = typeof logs.$inferSelect;
 
-export function presentLog(c: Context, entry: LogRow, timezone: string) {
+export function presentLog(c: LinkBase, entry: LogRow, timezone: string) {
   return {
     id: entry.id,
     event_id: entry.eventId,

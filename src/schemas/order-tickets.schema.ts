@@ -1,6 +1,5 @@
-import type { Context } from "hono";
 import type { tickets } from "../db/schema";
-import { apiUrl } from "../http/links";
+import { apiUrl, type LinkBase } from "../http/links";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
 import type { EventRow } from "./events.schema";
 import type { OrderRow } from "./orders.schema";
@@ -18,7 +17,7 @@ export interface ScanView {
  * public download address under `_links.download`.
  */
 export function presentOrderTickets(
-  c: Context,
+  c: LinkBase,
   order: OrderRow,
   rows: readonly TicketRow[],
   eventsById: ReadonlyMap<number, EventRow>,

@@ -1,7 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import type { orders } from "../db/schema";
-import { apiUrl, selfAndCollection, type Links } from "../http/links";
+import { apiUrl, selfAndCollection, type Links, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
 import { centsToAmount, parseCents } from "../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
@@ -93,7 +92,7 @@ export const listOrdersQuery = z.object({
 });
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
 
-export function orderLinks(c: Context, o: OrderRow): Links {
+export function orderLinks(c: LinkBase, o: OrderRow): Links {
   return {
     ...selfAndCollection(c, `/admin/orders/${o.id}`, "/admin/orders"),
     tickets: [{ embeddable: true, href: apiUrl(c, `/admin/tickets/${o.id}`) }],
@@ -101,7 +100,7 @@ export function orderLinks(c: Context, o: OrderRow): Links {
 }
 
 /** An order as the API shows it (spec: Order); its dates in its event's time zone. */
-export function presentOrder(c: Context, o: OrderRow, event: EventRow | undefined) {
+export function presentOrder(c: LinkBase, o: OrderRow, event: EventRow | undefined) {
   const tz = event?.timezone ?? "UTC";
   return {
     id: o.id,

@@ -1,7 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import { TEMPLATE_TYPES, type pdfTemplates } from "../db/schema";
-import { apiUrl, selfAndCollection } from "../http/links";
+import { apiUrl, selfAndCollection, type LinkBase } from "../http/links";
 import { filePart } from "../http/validate";
 import { formatDateTime } from "../lib/time";
 
@@ -21,7 +20,7 @@ export const updatePdfTemplateForm = z.strictObject({ title, type, author_id: au
 export type PdfTemplateChanges = { title?: string; type?: (typeof TEMPLATE_TYPES)[number]; author_id?: number; file?: File };
 
 /** A template as the API shows it; `url` is where its PDF is served (same authentication and owner rule). */
-export function presentPdfTemplate(c: Context, t: PdfTemplateRow, username: string, timezone: string) {
+export function presentPdfTemplate(c: LinkBase, t: PdfTemplateRow, username: string, timezone: string) {
   return {
     id: t.id,
     title: t.title,

@@ -1,7 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import { SCAN_LEVELS, type scanKeys } from "../db/schema";
-import { selfAndCollection } from "../http/links";
+import { selfAndCollection, type LinkBase } from "../http/links";
 import { formatNameList } from "../services/catalogue-names";
 import { phpDateFormat } from "./common";
 
@@ -25,7 +24,7 @@ export const updateScanKeyBody = z.strictObject(scanKeyFields).omit({ key: true 
 export type ScanKeyCreateInput = z.output<typeof createScanKeyBody>;
 export type ScanKeyUpdateInput = z.output<typeof updateScanKeyBody>;
 
-export function presentScanKey(c: Context, k: ScanKeyRow) {
+export function presentScanKey(c: LinkBase, k: ScanKeyRow) {
   return {
     key: k.key,
     level: k.level,

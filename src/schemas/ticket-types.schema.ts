@@ -1,7 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import { VOLUME_PRICE_MIN_COUNT, type ticketTypes, type VolumePrice } from "../db/schema";
-import { selfAndCollection } from "../http/links";
+import { selfAndCollection, type LinkBase } from "../http/links";
 import { centsToAmount, parseCents } from "../lib/money";
 import { formatNameList } from "../services/catalogue-names";
 import { count, money } from "./common";
@@ -77,7 +76,7 @@ export const ticketTypePath = z.object({
 });
 
 /** A ticket type as the API shows it: `stock` only with stock control. */
-export function presentTicketType(c: Context, t: TicketTypeRow) {
+export function presentTicketType(c: LinkBase, t: TicketTypeRow) {
   return {
     id: t.id,
     name: t.name,

@@ -1,7 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import { ROLES } from "../db/schema";
-import { selfAndCollection } from "../http/links";
+import { selfAndCollection, type LinkBase } from "../http/links";
 import { formatDateTime } from "../lib/time";
 import type { NewUser, UserChanges, UserRow } from "../services/users.service";
 import { emailAddress, eventIdList } from "./common";
@@ -54,7 +53,7 @@ export function toUserChanges(body: z.output<typeof updateUserBody>): UserChange
 }
 
 /** A user as the API shows it; never any password. */
-export function presentUser(c: Context, user: UserRow, timezone: string) {
+export function presentUser(c: LinkBase, user: UserRow, timezone: string) {
   return {
     id: user.id,
     username: user.username,

@@ -4,6 +4,7 @@ import { eventObjectsFrom, type EventObjects } from "../durable-objects/event.cl
 import type { Env } from "../env";
 import { log } from "../lib/log";
 import { nowSeconds } from "../lib/time";
+import { jobQueueFrom, type JobQueue } from "../queues/job-queue";
 import { fileStoreFrom, type FileStore } from "../storage/file-store";
 
 /** What a service function needs, built once per request (or per queue batch, or per cron run). */
@@ -14,14 +15,18 @@ export interface Deps {
   now: () => number;
   eventObjects: EventObjects;
   files: FileStore;
+  jobs: JobQueue;
+  /** The service's origin (scheme and host) for links and `X-EVT-Webhook-Source`: the request's, else PUBLIC_URL. */
+  origin: string;
   /** Runs work after the answer is sent (`ctx.waitUntil`); its failure is logged, never raised. */
   defer: (work: Promise<unknown>) => void;
 }
 
-export function depsFromEnv(env: Env, waitUntil?: (work: Promise<unknown>) => void): Deps {
+export function depsFromEnv(env: Env, waitUntil?: (work: Promise<unknown>) => void, origin?: string): Deps {
   const defer = (work: Promise<unknown>) => {
     const logged = work.catch((err: unknown) => log("error", "deferred work failed", { error: String(err) }));
     if (waitUntil) waitUntil(logged);
   };
-  return { db: openDb(env.DB), config: loadConfig(env), now: nowSeconds, eventObjects: eventObjectsFrom(env), files: fileStoreFrom(env), defer };
+  const config = loadConfig(env);
+  return { db: openDb(env.DB), config, origin: origin ?? config.publicUrl, now: nowSeconds, eventObjects: eventObjectsFrom(env), files: fileStoreFrom(env), jobs: jobQueueFrom(env), defer };
 }

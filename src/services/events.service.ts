@@ -24,6 +24,7 @@ import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from ".
 import type { Deps } from "./deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
+import { eventTopic } from "./topics";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
 
@@ -287,6 +288,7 @@ export async function createEvent(deps: Deps, user: AuthUser, input: EventInput)
     created = rows[0]!;
   }
   await pushEventConfig(deps, created.id);
+  eventTopic(deps, "event.created", created);
   return created;
 }
 
@@ -304,6 +306,7 @@ export async function updateEvent(deps: Deps, user: AuthUser, current: EventRow,
   ]);
   if (!updated[0]) throw invalidId("event"); // deleted meanwhile
   await pushEventConfig(deps, current.id);
+  eventTopic(deps, "event.updated", updated[0]);
   return updated[0];
 }
 
@@ -353,5 +356,6 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   for (const { key } of keys) forgetScanKey(key);
   await deps.files.delete(await deps.files.list(`emaillists/${event.id}/`));
   await retireEventObject(deps, event.id);
+  eventTopic(deps, "event.deleted", event);
 }
 

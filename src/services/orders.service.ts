@@ -12,6 +12,7 @@ import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
 import { isFinal } from "../db/order-status";
+import { orderTopic } from "./topics";
 import { checkFieldAnswers, checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts, type TicketLine } from "./order-rules";
 import { orderTotals, unitPriceCents } from "./pricing";
 import {
@@ -161,6 +162,7 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
     throw err;
   }
   deps.defer(confirmStock(deps, uid, stockEvents, { orderId: order.id, name, email }));
+  orderTopic(deps, "order.created", order, event);
   return { order, event };
 }
 
@@ -219,6 +221,8 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
     .returning()
     .get();
   if (!updated) throw invalidId("order");
+  const event = await deps.db.select().from(events).where(eq(events.id, updated.eventId)).get();
+  orderTopic(deps, "order.updated", updated, event);
   if (changes.name !== undefined || changes.email !== undefined) {
     deps.defer(confirmStock(deps, updated.uid, stockEventIds(updated.deductions), { orderId: updated.id, name: updated.name, email: updated.email }));
   }
@@ -248,5 +252,6 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
       : []),
   ]);
   await releaseStock(deps, current.uid, stockEventIds(current.deductions));
+  orderTopic(deps, "order.deleted", current, undefined);
 }
 

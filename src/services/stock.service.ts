@@ -12,8 +12,7 @@ import { orderError, type TicketLine } from "./order-rules";
 
 /**
  * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object
- * it draws on, in ascending event id; when one refuses, what was already held is released and the refusal is
- * answered. Every reservation is a hold with a deadline, so a crash between steps cannot leak stock for good.
+ * it draws on, one after another; when one refuses, what was already held is released and the refusal is answered. Every reservation is a hold with a deadline, so a crash between steps cannot leak stock for good.
  */
 
 export interface TicketSeed {
@@ -97,7 +96,7 @@ export async function planStock(deps: Deps, event: EventRow, lines: readonly Tic
     }
   }
 
-  for (const child of children) {
+  for (const child of [...children].sort((a, b) => a.id - b.id)) {
     steps.push({
       eventId: child.id,
       minVersion: child.configVersion,
@@ -112,7 +111,8 @@ export async function planStock(deps: Deps, event: EventRow, lines: readonly Tic
     deductions.push({ eventId: child.id, typeId: null, units: all, eventUnits: all });
   }
 
-  steps.sort((a, b) => a.eventId - b.eventId);
+  // The spec's check order (type, event, linked event, its same-named type) is what a client sees when several
+  // limits are exhausted, so the event comes before its linked event whatever their ids; children in id order.
   return { steps, deductions };
 }
 

@@ -1,0 +1,54 @@
+import type { RecordedExchange } from "../db/schema";
+import { outboundUrlProblem } from "./outbound-url";
+
+/** Bodies kept in a recorded exchange are cut here: enough to diagnose, never a stored copy of someone's site. */
+const KEPT_BODY = 4096;
+
+export interface OutboundOptions {
+  allowHttp: boolean;
+  timeoutMs: number;
+}
+
+function headersOf(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  h.forEach((value, name) => (out[name] = value));
+  return out;
+}
+
+/**
+ * One outbound HTTP call under the outbound rule (decisions.md 12), with a timeout. It never throws: a refused
+ * URL, a network error or a timeout is reported in `error`, so callers record and retry instead of crashing.
+ */
+export async function exchange(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string },
+  options: OutboundOptions,
+): Promise<RecordedExchange> {
+  const request = { method: init.method, url, headers: init.headers, body: init.body.slice(0, KEPT_BODY) };
+  const problem = outboundUrlProblem(url, options.allowHttp);
+  if (problem) return { request, response: null, durationMs: 0, error: `URL ${problem}` };
+  const started = Date.now();
+  try {
+    const res = await fetch(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.method === "GET" ? undefined : init.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    const body = await res.text();
+    return {
+      request,
+      response: { code: res.status, message: res.statusText, headers: headersOf(res.headers), body: body.slice(0, KEPT_BODY) },
+      durationMs: Date.now() - started,
+      error: null,
+    };
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    return { request, response: null, durationMs: Date.now() - started, error: timedOut ? `no answer within ${options.timeoutMs} ms` : String(err) };
+  }
+}
+
+export function succeeded(x: RecordedExchange): boolean {
+  return x.response !== null && x.response.code >= 200 && x.response.code < 300;
+}

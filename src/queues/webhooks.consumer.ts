@@ -1,0 +1,8 @@
+import { attemptDelivery } from "../services/webhook-deliveries.service";
+import type { JobHandler } from "./jobs.consumer";
+import { webhookDeliveryJob } from "./messages";
+
+/** `webhook.deliver`: one attempt of one delivery; a message that does not parse cannot become one. */
+export const deliverWebhook: JobHandler = async (deps, _env, job) => {
+  await attemptDelivery(deps, webhookDeliveryJob.parse(job));
+};
