@@ -35,6 +35,11 @@ const schema = z.object({
     .optional()
     .transform((s) => (s ? s.replace(/\/+$/, "") : ""))
     .refine((s) => s === "" || /^https?:\/\/[^/]+$/.test(s), "must be the service's origin, such as https://tickets.example.com"),
+  EMAIL_PROVIDER: z.enum(["outbox", "resend"]).default("outbox"),
+  EMAIL_API_URL: z.string().default("https://api.resend.com/emails"),
+  EMAIL_API_KEY: optionalSecret,
+  EMAIL_FROM: z.string().default("tickets@example.com"),
+  EMAIL_FROM_NAME: z.string().default("Tickets"),
   CURRENCY: z
     .string()
     .default("EUR")
@@ -54,6 +59,7 @@ export interface Config {
   logRetentionDays: number;
   /** Local development and tests only: outbound calls may use http and loopback hosts. */
   allowHttpOutbound: boolean;
+  email: { provider: "outbox" | "resend"; apiUrl: string; apiKey: string; from: string; fromName: string };
   /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
@@ -71,7 +77,9 @@ const cache = new WeakMap<object, Config>();
 export function loadConfig(env: Env): Config {
   const hit = cache.get(env);
   if (hit) return hit;
-  const parsed = schema.safeParse(env);
+  const parsed = schema
+    .refine((v) => v.EMAIL_PROVIDER !== "resend" || v.EMAIL_API_KEY !== undefined, { path: ["EMAIL_API_KEY"], message: "is required for the resend provider" })
+    .safeParse(env);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.path.join(".")));
   const v = parsed.data;
   const config: Config = {
@@ -85,6 +93,7 @@ export function loadConfig(env: Env): Config {
     logRetentionDays: v.LOG_RETENTION_DAYS,
     allowHttpOutbound: v.ALLOW_HTTP_OUTBOUND,
     currency: v.CURRENCY,
+    email: { provider: v.EMAIL_PROVIDER, apiUrl: v.EMAIL_API_URL, apiKey: v.EMAIL_API_KEY ?? "", from: v.EMAIL_FROM, fromName: v.EMAIL_FROM_NAME },
     publicUrl: v.PUBLIC_URL,
   };
   cache.set(env, config);

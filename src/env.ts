@@ -19,6 +19,11 @@ export interface Env {
   ALLOW_HTTP_OUTBOUND?: string;
   CURRENCY?: string;
   PUBLIC_URL?: string;
+  EMAIL_PROVIDER?: string;
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
+  EMAIL_FROM?: string;
+  EMAIL_FROM_NAME?: string;
 }
 
 type ServiceEnv = Env;

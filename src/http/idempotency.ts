@@ -23,15 +23,16 @@ async function bodyHash(raw: string): Promise<string> {
 /**
  * `Idempotency-Key` (decisions.md 13): the same key with the same body (compared as canonical JSON) within 24 h
  * answers what the first request answered; the same key with another body is `409`; a duplicate arriving while
- * the first is still running is `409 idempotency_in_progress`. Scope is the route plus the key; 5xx answers are
- * never kept, so a retry after a failure runs again.
+ * the first is still running is `409 idempotency_in_progress`. Scope is the route and the caller plus the key; 5xx
+ * answers are never kept, so a retry after a failure runs again.
  */
 export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return next();
   if (!KEY.test(key)) throw invalidParams({ "Idempotency-Key": "must be 1-255 visible ASCII characters" });
   const deps = depsOf(c);
-  const scope = `${c.req.method} ${routePath(c)}`;
+  // Scoped to the caller too: a key never replays one user's answer to another (who might not see that event).
+  const scope = `${c.req.method} ${routePath(c)} ${c.var.user ? `user:${c.var.user.id}` : "public"}`;
   const claim = await claimIdempotencyKey(deps, scope, key, await bodyHash(await c.req.text()));
   switch (claim.kind) {
     case "in_progress":

@@ -4,6 +4,7 @@ import type { Deps } from "./deps";
 
 /** Idempotency keys are kept this long (decisions.md 13). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const ABANDONED_AFTER_SECONDS = 300;
 
 export interface StoredAnswer {
   status: number;
@@ -29,7 +30,14 @@ export async function claimIdempotencyKey({ db, now }: Deps, scope: string, key:
   const row = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key))).get();
   if (!row) return claimIdempotencyKey({ db, now } as Deps, scope, key, bodyHash); // deleted meanwhile: try again
   if (row.bodyHash !== bodyHash) return { kind: "different_body" };
-  if (row.status === null || row.response === null) return { kind: "in_progress" };
+  if (row.status === null || row.response === null) {
+    // A request that died before answering must not block its key for a day: after five minutes it is reclaimed.
+    if (row.createdAt < t - ABANDONED_AFTER_SECONDS) {
+      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), isNull(idempotencyKeys.status)));
+      return claimIdempotencyKey({ db, now } as Deps, scope, key, bodyHash);
+    }
+    return { kind: "in_progress" };
+  }
   return { kind: "replay", answer: { status: row.status, ...(JSON.parse(row.response) as Omit<StoredAnswer, "status">) } };
 }
 

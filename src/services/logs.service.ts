@@ -1,4 +1,4 @@
-import { count as countRows, desc, eq, lt, type SQL } from "drizzle-orm";
+import { count as countRows, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { inScope } from "../db/client";
 import { logs, orders } from "../db/schema";
 import { forbidden, invalidId } from "../http/errors";
@@ -19,15 +19,32 @@ export async function writeLog(deps: Deps, entry: NewLogEntry): Promise<void> {
   await writeLogStatement(deps, entry);
 }
 
-/** The same entry as a statement, for a caller's batch (so it is written with the change it reports, or not at all). */
-export function writeLogStatement({ db, now }: Deps, entry: NewLogEntry) {
-  return db.insert(logs).values({
+/**
+ * The same entry as a statement, for a caller's batch (so it is written with the change it reports, or not at
+ * all), and only while `onlyIf` holds when given.
+ */
+export function writeLogStatement({ db, now }: Deps, entry: NewLogEntry, onlyIf?: SQL) {
+  const values = {
     eventId: entry.eventId ?? 0,
     orderId: entry.orderId ?? 0,
     logType: entry.logType,
     description: entry.description,
     createdAt: now(),
-  });
+  };
+  if (!onlyIf) return db.insert(logs).values(values);
+  return db.insert(logs).select(
+    db
+      .select({
+        id: sql`NULL`.as("id"),
+        eventId: sql`${values.eventId}`.as("event_id"),
+        orderId: sql`${values.orderId}`.as("order_id"),
+        createdAt: sql`${values.createdAt}`.as("created_at"),
+        logType: sql`${values.logType}`.as("log_type"),
+        description: sql`${values.description}`.as("description"),
+      })
+      .from(sql`(SELECT 1)`)
+      .where(onlyIf),
+  );
 }
 
 /** Retention: entries older than LOG_RETENTION_DAYS go. Returns how many were deleted. */

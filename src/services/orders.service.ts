@@ -236,21 +236,32 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
 export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> {
   const { db } = deps;
   const final = isFinal(current.paymentStatus);
-  await db.batch([
-    db.delete(tickets).where(eq(tickets.orderId, current.id)),
-    db.delete(orders).where(eq(orders.id, current.id)),
-    ...(final ? soldUpdates(deps, current.deductions, -1) : []),
-    ...(current.paymentStatus === "paid"
+  // Everything in the batch is conditional on the order still existing, and the delete comes last: of two deletes
+  // at once, the second finds nothing, changes nothing and answers 404.
+  const stillThere = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${current.id})`;
+  const unrefunded =
+    current.paymentStatus === "paid"
       ? [
-          writeLogStatement(deps, {
-            eventId: current.eventId,
-            orderId: current.id,
-            logType: "REST API",
-            description: `Paid order ${current.id} was deleted; its payment of ${centsToDecimal(current.totalCents)} ${current.currency} was not refunded.`,
-          }),
+          writeLogStatement(
+            deps,
+            {
+              eventId: current.eventId,
+              orderId: current.id,
+              logType: "REST API",
+              description: `Paid order ${current.id} was deleted; its payment of ${centsToDecimal(current.totalCents)} ${current.currency} was not refunded.`,
+            },
+            stillThere,
+          ),
         ]
-      : []),
+      : [];
+  const results = await db.batch([
+    db.delete(tickets).where(and(eq(tickets.orderId, current.id), stillThere)),
+    ...unrefunded,
+    ...(final ? soldUpdates(deps, current.deductions, -1, stillThere) : []),
+    db.delete(orders).where(eq(orders.id, current.id)).returning({ id: orders.id }),
   ]);
+  const removed = results[results.length - 1] as { id: number }[];
+  if (removed.length === 0) throw invalidId("order");
   await releaseStock(deps, current.uid, stockEventIds(current.deductions));
   orderTopic(deps, "order.deleted", current, undefined);
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../db/schema";
 import type { ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
@@ -173,8 +173,8 @@ export async function confirmStock(deps: Deps, uid: string, eventIds: readonly n
   );
 }
 
-/** SQL that moves `sold` by the deductions (`sign` -1 gives them back). */
-export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], sign: 1 | -1) {
+/** SQL that moves `sold` by the deductions (`sign` -1 gives them back), only while `onlyIf` holds when given. */
+export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], sign: 1 | -1, onlyIf?: SQL) {
   const { db } = deps;
   const statements = [];
   for (const d of deductions) {
@@ -183,11 +183,11 @@ export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], s
         db
           .update(ticketTypes)
           .set({ sold: sql`${ticketTypes.sold} + ${sign * d.units}` })
-          .where(and(eq(ticketTypes.eventId, d.eventId), eq(ticketTypes.id, d.typeId))),
+          .where(and(eq(ticketTypes.eventId, d.eventId), eq(ticketTypes.id, d.typeId), onlyIf)),
       );
     }
     if (d.eventUnits !== 0) {
-      statements.push(db.update(events).set({ sold: sql`${events.sold} + ${sign * d.eventUnits}` }).where(eq(events.id, d.eventId)));
+      statements.push(db.update(events).set({ sold: sql`${events.sold} + ${sign * d.eventUnits}` }).where(and(eq(events.id, d.eventId), onlyIf)));
     }
   }
   return statements;

@@ -1,0 +1,176 @@
+import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
+import { inIds } from "../db/client";
+import { emails } from "../db/schema";
+import { API_BASE } from "../http/context";
+import { pageWindow } from "../http/paging";
+import { centsToDecimal } from "../lib/money";
+import { wallClockAt } from "../lib/time";
+import type { EmailJob } from "../queues/messages";
+import type { EventRow } from "../schemas/events.schema";
+import type { OrderRow } from "../schemas/orders.schema";
+import type { Deps } from "./deps";
+import { emailProvider } from "./email-providers";
+import {
+  DEFAULT_CONFIRM_BODY,
+  DEFAULT_CONFIRMED_BODY,
+  DEFAULT_ORDER_BODY,
+  escapeHtml,
+  renderEmail,
+  type KeywordValues,
+} from "./email-templates";
+import { writeLogStatement } from "./logs.service";
+
+export type EmailRow = typeof emails.$inferSelect;
+
+/** Minutes before each retry of a failed send; after the last, the email has failed and is logged. */
+export const EMAIL_RETRY_MINUTES = [1, 5, 15, 60];
+
+function orderLinks(deps: Deps, order: OrderRow) {
+  const base = `${deps.origin}${API_BASE}`;
+  return {
+    download: `${base}/tickets/${order.uid}`,
+    personalise: `${base}/tickets/${order.uid}/personalise`,
+    invoice: `${base}/invoices/${order.uid}`,
+    confirm: `${base}/orders/confirm/${order.uid}`,
+  };
+}
+
+/** The keyword values of an order's emails (decisions.md 9; links, never attachments). */
+export function orderKeywords(deps: Deps, order: OrderRow, event: EventRow, withConfirm: boolean): KeywordValues {
+  const links = orderLinks(deps, order);
+  const rows = order.lines
+    .filter((l) => l.count > 0)
+    .map((l) => `<tr><td>${escapeHtml(l.name)}</td><td>${l.count}</td><td>${escapeHtml(centsToDecimal(l.unitCents * l.count))} ${escapeHtml(order.currency)}</td></tr>`)
+    .join("");
+  const fields = order.fields.map((f) => `<li>${escapeHtml(f.name)}: ${escapeHtml(f.value)}</li>`).join("");
+  return {
+    NAME: { text: order.name },
+    EMAIL: { text: order.email },
+    YEAR: { text: String(wallClockAt(deps.now() * 1000, event.timezone).year) },
+    TICKETS: { html: `<table>${rows}</table>` },
+    "DOWNLOAD-TICKETS": { text: links.download },
+    PERSONALISE: { text: links.personalise },
+    INVOICE: { text: links.invoice },
+    FIELDS: { html: fields ? `<ul>${fields}</ul>` : "" },
+    ...(withConfirm ? { CONFIRM: { text: links.confirm } } : {}),
+  };
+}
+
+export type OrderEmailKind = "new-order" | "confirm" | "confirmed";
+
+/**
+ * The outbox row of an order email: the new-order email (the event's `email` template; with confirmation emails
+ * on it asks for the confirmation and carries {%CONFIRM%}), or the confirmation-done email (`email_confirmation`).
+ * Sender name and address override the global ones only when set; one BCC at most.
+ */
+export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind) {
+  const confirmed = kind === "confirmed";
+  const template = confirmed ? event.emailConfirmation : event.email;
+  const fallback = kind === "confirm" ? DEFAULT_CONFIRM_BODY : confirmed ? DEFAULT_CONFIRMED_BODY : DEFAULT_ORDER_BODY;
+  const subject = template.subject || (confirmed ? `Booking confirmed: ${event.eventName}` : `Your order for ${event.eventName}`);
+  const rendered = renderEmail({ subject, body: template.body || fallback }, orderKeywords(deps, order, event, kind === "confirm"));
+  const now = deps.now();
+  return {
+    to: order.email,
+    bcc: template.bcc,
+    fromName: event.email.sender_name || deps.config.email.fromName,
+    fromEmail: event.email.sender_email || deps.config.email.from,
+    subject: rendered.subject,
+    body: rendered.html,
+    eventId: event.id,
+    createdAt: now,
+    dueAt: now,
+  };
+}
+
+/** An outbox row as a statement for the caller's batch (written with the change it reports, or not at all). */
+export function outboxStatement(deps: Deps, row: ReturnType<typeof orderEmail>, orderId: number | SQL) {
+  return deps.db.insert(emails).values({ ...row, orderId }).returning({ id: emails.id });
+}
+
+/** After the batch: one queue message per new outbox row. */
+export async function enqueueEmails(deps: Deps, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) await deps.jobs.sendAll(ids.map((emailId) => ({ v: 1, kind: "email.send", emailId, attempt: 1 })));
+}
+
+/**
+ * One attempt to send one outbox row (the queue consumer's work), claimed in D1 first so a message delivered twice
+ * sends once. A retryable failure is tried again after the next delay; the last failure is logged.
+ */
+export async function sendQueuedEmail(deps: Deps, job: EmailJob): Promise<void> {
+  const { db } = deps;
+  const claimed = await db
+    .update(emails)
+    .set({ attempts: job.attempt })
+    .where(and(eq(emails.id, job.emailId), eq(emails.status, "queued"), eq(emails.attempts, job.attempt - 1)))
+    .returning()
+    .get();
+  if (!claimed) return;
+  const result = await emailProvider(deps.config).send({ ...claimed, html: claimed.body });
+  const now = deps.now();
+  if (result.ok) {
+    await db.update(emails).set({ status: "sent", sentAt: now, lastError: "" }).where(eq(emails.id, claimed.id));
+    return;
+  }
+  const minutes = EMAIL_RETRY_MINUTES[job.attempt - 1];
+  if (result.retryable && minutes !== undefined) {
+    await db.update(emails).set({ lastError: result.error, dueAt: now + minutes * 60 }).where(eq(emails.id, claimed.id));
+    await deps.jobs.send({ v: 1, kind: "email.send", emailId: claimed.id, attempt: job.attempt + 1 }, minutes * 60);
+    return;
+  }
+  await db.batch([
+    db.update(emails).set({ status: "failed", lastError: result.error }).where(eq(emails.id, claimed.id)),
+    writeLogStatement(deps, {
+      eventId: claimed.eventId,
+      orderId: claimed.orderId,
+      logType: "Email",
+      description: `Email ${claimed.id} to ${claimed.to} failed after ${job.attempt} attempt(s): ${result.error}`,
+    }),
+  ]);
+}
+
+/** The sweep: queued emails long past their due time (their queue message was lost) go again. */
+export async function resendStalledEmails(deps: Deps, graceSeconds = 15 * 60): Promise<number> {
+  const now = deps.now();
+  const stalled = await deps.db
+    .select({ id: emails.id, attempts: emails.attempts })
+    .from(emails)
+    .where(and(eq(emails.status, "queued"), sql`${emails.dueAt} < ${now - graceSeconds}`))
+    .limit(500);
+  if (stalled.length === 0) return 0;
+  await deps.db.update(emails).set({ dueAt: now }).where(inIds(emails.id, stalled.map((s) => s.id)));
+  await deps.jobs.sendAll(stalled.map((s) => ({ v: 1, kind: "email.send", emailId: s.id, attempt: s.attempts + 1 })));
+  return stalled.length;
+}
+
+export interface ListEmailsQuery {
+  per_page: number;
+  page: number;
+  offset?: number | undefined;
+  search?: string | undefined;
+  include?: number[] | undefined;
+  exclude?: number[] | undefined;
+  event_id?: number[] | undefined;
+  order_id?: number[] | undefined;
+  orderby: "id" | "event_id" | "order_id" | "to";
+  order: "asc" | "desc";
+}
+
+/** `GET /admin/emails`: the outbox, paged like orders. */
+export async function listEmails({ db }: Deps, q: ListEmailsQuery): Promise<{ rows: EmailRow[]; total: number }> {
+  const conditions: SQL[] = [];
+  if (q.event_id) conditions.push(inIds(emails.eventId, q.event_id));
+  if (q.order_id) conditions.push(inIds(emails.orderId, q.order_id));
+  if (q.search) conditions.push(sql`instr(lower(${emails.to}), ${q.search.toLowerCase()}) > 0`);
+  if (q.include) conditions.push(inIds(emails.id, q.include));
+  if (q.exclude) conditions.push(sql`NOT ${inIds(emails.id, q.exclude)}`);
+  const where = conditions.length > 0 ? and(...conditions) : undefined;
+  const column = { id: emails.id, event_id: emails.eventId, order_id: emails.orderId, to: emails.to }[q.orderby];
+  const direction = q.order === "desc" ? desc : asc;
+  const { limit, offset } = pageWindow(q);
+  const [rows, totals] = await db.batch([
+    db.select().from(emails).where(where).orderBy(direction(column), direction(emails.id)).limit(limit).offset(offset),
+    db.select({ n: countRows() }).from(emails).where(where),
+  ]);
+  return { rows, total: totals[0]?.n ?? 0 };
+}
