@@ -7,6 +7,7 @@ import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
 import { emailListsRoutes } from "./routes/email-lists.routes";
+import { emailsRoutes } from "./routes/emails.routes";
 import { eventsRoutes } from "./routes/events.routes";
 import { inputFieldsRoutes } from "./routes/input-fields.routes";
 import { logsRoutes } from "./routes/logs.routes";
@@ -42,6 +43,7 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/orders`, ordersRoutes);
   app.route(`${API_BASE}/admin/tickets`, orderTicketsRoutes);
   app.route(`${API_BASE}/admin/webhooks`, webhooksRoutes);
+  app.route(`${API_BASE}/admin/emails`, emailsRoutes);
 
   app.notFound(() => renderError(noRoute()));
   app.onError((err, c) => {

@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { consumeDeadLetters, consumeJobs, type JobHandler } from "./jobs.consumer";
+import { sendEmail } from "./emails.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
@@ -8,6 +9,7 @@ export const DEAD_LETTER_QUEUE = "ticketing-jobs-dlq";
 /** One handler per message kind. */
 export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "webhook.deliver": deliverWebhook,
+  "email.send": sendEmail,
 };
 
 export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -3,6 +3,7 @@ import { log } from "../lib/log";
 import { depsFromEnv } from "../services/deps";
 import { repairEventConfigs } from "../services/event-config.service";
 import { purgeIdempotencyKeys } from "../services/idempotency.service";
+import { resendStalledEmails } from "../services/emails.service";
 import { purgeExpiredLogs } from "../services/logs.service";
 import { pruneDeliveryLog, resendStalledDeliveries } from "../services/webhook-deliveries.service";
 
@@ -13,11 +14,13 @@ export async function sweep(env: Env): Promise<void> {
   const keysPurged = await purgeIdempotencyKeys(deps);
   const configsRepaired = await repairEventConfigs(deps);
   const deliveriesResent = await resendStalledDeliveries(deps);
+  const emailsResent = await resendStalledEmails(deps);
   await pruneDeliveryLog(deps);
   log("info", "sweep", {
     logs_purged: logsPurged,
     idempotency_keys_purged: keysPurged,
     event_configs_repaired: configsRepaired,
     webhook_deliveries_resent: deliveriesResent,
+    emails_resent: emailsResent,
   });
 }

@@ -12,6 +12,7 @@ import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
 import { isFinal } from "../db/order-status";
+import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import { orderTopic } from "./topics";
 import { checkFieldAnswers, checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts, type TicketLine } from "./order-rules";
 import { orderTotals, unitPriceCents } from "./pricing";
@@ -126,41 +127,51 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
   const heldAt = Date.now();
   await holdStock(deps, uid, plan);
   const stockEvents = plan.steps.map((s) => s.eventId);
+  const now = deps.now();
+  const draft: OrderRow = {
+    id: 0,
+    eventId: event.id,
+    uid,
+    paymentId: "",
+    paymentStatus: "dashboard",
+    customStatus: "",
+    name,
+    email,
+    emailKey: email.toLowerCase(),
+    ipAddress,
+    // Password answers are checked but never stored.
+    fields: answers.filter((a) => a.field.type !== "password").map((a) => ({ id: a.field.id, name: a.field.name, value: a.value })),
+    lines: priced,
+    numTickets: ordered.reduce((n, l) => n + l.count, 0),
+    totalCents: totals.totalCents,
+    discountCents: totals.discountCents,
+    currency: deps.config.currency,
+    deductions: plan.deductions,
+    expiresAt: null,
+    createdAt: now,
+    modifiedAt: now,
+  };
+  const { id: _unassigned, ...values } = draft;
+  const orderIdOf = sql`(SELECT id FROM orders WHERE uid = ${uid})`;
+  // The new-order email goes into the outbox in the same batch as the order: never an order without its email.
+  const mail = event.emailsNeeded ? [outboxStatement(deps, orderEmail(deps, draft, event, "new-order"), orderIdOf)] : [];
   let order: OrderRow;
+  let emailIds: number[];
   try {
     if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the hold is too old to be written safely");
-    const now = deps.now();
-    const [inserted] = await deps.db.batch([
-      deps.db
-        .insert(orders)
-        .values({
-          eventId: event.id,
-          uid,
-          paymentStatus: "dashboard",
-          name,
-          email,
-          emailKey: email.toLowerCase(),
-          ipAddress,
-          // Password answers are checked but never stored.
-          fields: answers.filter((a) => a.field.type !== "password").map((a) => ({ id: a.field.id, name: a.field.name, value: a.value })),
-          lines: priced,
-          numTickets: ordered.reduce((n, l) => n + l.count, 0),
-          totalCents: totals.totalCents,
-          discountCents: totals.discountCents,
-          currency: deps.config.currency,
-          deductions: plan.deductions,
-          createdAt: now,
-          modifiedAt: now,
-        })
-        .returning(),
+    const [inserted, , ...rest] = await deps.db.batch([
+      deps.db.insert(orders).values(values).returning(),
       insertTickets(deps, uid, seeds),
+      ...mail,
       ...soldUpdates(deps, plan.deductions, 1),
     ]);
     order = inserted[0]!;
+    emailIds = mail.length > 0 ? (rest[0] as { id: number }[]).map((r) => r.id) : [];
   } catch (err) {
     await releaseStock(deps, uid, stockEvents);
     throw err;
   }
+  deps.defer(enqueueEmails(deps, emailIds));
   deps.defer(confirmStock(deps, uid, stockEvents, { orderId: order.id, name, email }));
   orderTopic(deps, "order.created", order, event);
   return { order, event };
