@@ -279,6 +279,11 @@ export const orders = sqliteTable(
     currency: text("currency").notNull().default("EUR"),
     deductions: text("deductions", { mode: "json" }).$type<StockDeduction[]>().notNull().default(sql`'[]'`),
     expiresAt: integer("expires_at"),
+    // Orders placed together (a group's dates) share one payment: the uid of the first of them.
+    paymentGroup: text("payment_group").notNull().default(""),
+    // Set by the batch that makes the order final; that batch's other statements run only under its own token, so
+    // two completions at once finalise (tickets, sold, email) once.
+    finalizeToken: text("finalize_token").notNull().default(""),
     createdAt: integer("created_at").notNull(),
     modifiedAt: integer("modified_at").notNull().default(0),
   },
@@ -287,6 +292,7 @@ export const orders = sqliteTable(
     index("orders_event").on(t.eventId),
     index("orders_email_key").on(t.emailKey),
     index("orders_status").on(t.paymentStatus),
+    index("orders_payment_group").on(t.paymentGroup),
   ],
 );
 

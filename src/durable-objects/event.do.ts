@@ -7,6 +7,9 @@ import * as ledger from "./stock-ledger";
 /** How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. */
 export const HOLD_MS = 5 * 60_000;
 
+/** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
+const EXPIRY_RETRY_MS = 60_000;
+
 
 export type ReserveResult = { ok: true } | { ok: false; failure: ledger.ReserveFailure };
 
@@ -70,9 +73,14 @@ export class EventObject extends DurableObject<Env> {
     return { ok: true };
   }
 
-  /** The order is in D1: its units are taken for good (until released) and its tickets know their order. */
-  confirm(uid: string, info: ledger.OrderInfo): boolean {
-    return this.ctx.storage.transactionSync(() => ledger.take(this.sql, uid, info));
+  /**
+   * The order is in D1: its units are taken (until released) and its tickets know their order. `expiresAt` (epoch
+   * ms) is an open order's payment deadline: the alarm then asks the Worker to expire it.
+   */
+  async confirm(uid: string, info: ledger.OrderInfo, expiresAt: number | null = null): Promise<boolean> {
+    const taken = this.ctx.storage.transactionSync(() => ledger.take(this.sql, uid, info, expiresAt));
+    if (taken && expiresAt !== null) await this.scheduleAlarm();
+    return taken;
   }
 
   /** Gives an order's units back (expired, cancelled, deleted, refunded, or its D1 write failed). */
@@ -107,9 +115,22 @@ export class EventObject extends DurableObject<Env> {
     this.migrate();
   }
 
-  /** Holds past their deadline: taken when their order reached D1 and is live, released otherwise. */
+  /**
+   * The event's clock. Holds past their deadline are taken when their order reached D1 and is live, released
+   * otherwise. Open orders past their payment deadline are handed to the Worker (`order.expire`), which decides
+   * in D1 and releases; the deadline moves a minute on, so a lost message is sent again.
+   */
   override async alarm(): Promise<void> {
-    const uids = ledger.expiredHolds(this.sql, Date.now());
+    const now = Date.now();
+    const due = ledger.dueTakes(this.sql, now);
+    if (due.length > 0) {
+      const eventId = this.config()?.eventId;
+      await this.env.JOBS.sendBatch(due.map((uid) => ({ body: { v: 1, kind: "order.expire", uid, eventId } })));
+      this.ctx.storage.transactionSync(() => {
+        for (const uid of due) ledger.postpone(this.sql, uid, now + EXPIRY_RETRY_MS);
+      });
+    }
+    const uids = ledger.expiredHolds(this.sql, now);
     if (uids.length > 0) {
       const { results } = await this.env.DB.prepare(
         `SELECT id, uid, payment_status, name, email FROM orders WHERE uid IN (SELECT value FROM json_each(?))`,

@@ -130,10 +130,13 @@ export interface OrderInfo {
   email: string;
 }
 
-/** The order reached D1: the hold becomes a take (no deadline), and its tickets learn their order. */
-export function take(sql: SqlStorage, uid: string, info: OrderInfo): boolean {
+/**
+ * The order reached D1: the hold becomes a take, and its tickets learn their order. An open order's take keeps a
+ * deadline (its payment expiry), when the object asks the Worker to expire it; a final order's has none.
+ */
+export function take(sql: SqlStorage, uid: string, info: OrderInfo, deadline: number | null = null): boolean {
   if (!getReservation(sql, uid)) return false;
-  sql.exec(`UPDATE reservations SET state = 'taken', deadline = NULL WHERE uid = ?`, uid);
+  sql.exec(`UPDATE reservations SET state = 'taken', deadline = ? WHERE uid = ?`, deadline, uid);
   sql.exec(`UPDATE tickets SET order_id = ?, name = ?, email = ? WHERE uid = ?`, info.orderId, info.name, info.email, uid);
   return true;
 }
@@ -144,6 +147,19 @@ export function expiredHolds(sql: SqlStorage, now: number): string[] {
     .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'held' AND deadline <= ? ORDER BY deadline`, now)
     .toArray()
     .map((r) => r.uid);
+}
+
+/** Takes whose deadline has passed (open orders whose payment time is up), oldest first. */
+export function dueTakes(sql: SqlStorage, now: number): string[] {
+  return sql
+    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'taken' AND deadline <= ? ORDER BY deadline`, now)
+    .toArray()
+    .map((r) => r.uid);
+}
+
+/** Moves a deadline (a take whose expiry was handed to the Worker is looked at again later). */
+export function postpone(sql: SqlStorage, uid: string, deadline: number): void {
+  sql.exec(`UPDATE reservations SET deadline = ? WHERE uid = ?`, deadline, uid);
 }
 
 export function nextDeadline(sql: SqlStorage): number | null {

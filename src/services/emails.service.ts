@@ -83,9 +83,38 @@ export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: O
   };
 }
 
-/** An outbox row as a statement for the caller's batch (written with the change it reports, or not at all). */
-export function outboxStatement(deps: Deps, row: ReturnType<typeof orderEmail>, orderId: number | SQL) {
-  return deps.db.insert(emails).values({ ...row, orderId }).returning({ id: emails.id });
+/**
+ * An outbox row as a statement for the caller's batch (written with the change it reports, or not at all), and
+ * only while `onlyIf` holds when given.
+ */
+export function outboxStatement(deps: Deps, row: ReturnType<typeof orderEmail>, orderId: number | SQL, onlyIf?: SQL) {
+  const { db } = deps;
+  if (!onlyIf) return db.insert(emails).values({ ...row, orderId }).returning({ id: emails.id });
+  return db
+    .insert(emails)
+    .select(
+      db
+        .select({
+          id: sql`NULL`.as("id"),
+          to: sql`${row.to}`.as("to"),
+          bcc: sql`${row.bcc}`.as("bcc"),
+          fromName: sql`${row.fromName}`.as("from_name"),
+          fromEmail: sql`${row.fromEmail}`.as("from_email"),
+          subject: sql`${row.subject}`.as("subject"),
+          body: sql`${row.body}`.as("body"),
+          status: sql`'queued'`.as("status"),
+          attempts: sql`0`.as("attempts"),
+          lastError: sql`''`.as("last_error"),
+          eventId: sql`${row.eventId}`.as("event_id"),
+          orderId: sql`${orderId}`.as("order_id"),
+          createdAt: sql`${row.createdAt}`.as("created_at"),
+          dueAt: sql`${row.dueAt}`.as("due_at"),
+          sentAt: sql`NULL`.as("sent_at"),
+        })
+        .from(sql`(SELECT 1)`)
+        .where(onlyIf),
+    )
+    .returning({ id: emails.id });
 }
 
 /** After the batch: one queue message per new outbox row. */

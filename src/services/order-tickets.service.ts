@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, tickets, ticketTypes } from "../db/schema";
 import type { EventRow } from "../schemas/events.schema";
@@ -8,7 +8,8 @@ import type { Deps } from "./deps";
 import { log } from "../lib/log";
 import { isFinal } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
-import { insertTickets, ticketSeeds } from "./orders.service";
+import { ticketSeeds } from "./order-drafts";
+import { insertTicketRows } from "./ticket-rows";
 import { passePartoutChildren, stockEventIds } from "./stock.service";
 
 export interface OrderTickets {
@@ -74,7 +75,9 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
   const seeds = ticketSeeds(event, lines, children);
-  const written = await insertTickets(deps, order.uid, seeds, true).returning({ id: tickets.id });
+  // Decided inside the insert: of two re-issues at once, only one writes.
+  const none = sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ${order.id})`;
+  const written = await insertTicketRows(deps, order.uid, seeds, none).returning({ id: tickets.id });
   if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
   const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: s.typeName }));
   await syncObjects(deps, order, rows, ticketEventIds(order, children.map((c) => c.id)));

@@ -1,38 +1,20 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
 import { inIds, inScope } from "../db/client";
-import { events, inputFields, orders, tickets, ticketTypes, type OrderLine } from "../db/schema";
+import { events, orders, tickets } from "../db/schema";
 import { invalidId, invalidParams } from "../http/errors";
 import { pageWindow } from "../http/paging";
 import { centsToDecimal } from "../lib/money";
-import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/orders.schema";
-import type { TicketTypeRow } from "../schemas/ticket-types.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
 import { isFinal } from "../db/order-status";
-import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import { orderTopic } from "./topics";
-import { checkFieldAnswers, checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts, type TicketLine } from "./order-rules";
-import { orderTotals, unitPriceCents } from "./pricing";
-import {
-  confirmStock,
-  holdStock,
-  passePartoutChildren,
-  planStock,
-  releaseStock,
-  soldUpdates,
-  stockEventIds,
-  type TicketSeed,
-} from "./stock.service";
-
-/** The order `uid`: 40 characters of [A-Za-z0-9], a capability for the public download. */
-export const newOrderUid = () => randomString(40);
-export const newTicketId = () => randomString(16);
-
-/** A hold must reach D1 well inside the object's deadline (HOLD_MS, 5 minutes); past this the order is abandoned. */
-const MAX_HOLD_TO_WRITE_MS = 60_000;
+import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "./order-rules";
+import { draftOrder } from "./order-drafts";
+import { placeOrders } from "./order-placement";
+import { confirmStock, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
 
 /** The event named in an order body: unknown is a 400 (an id inside a body), outside the user's events a 403. */
 async function eventForOrder({ db }: Deps, user: AuthUser, eventId: number): Promise<EventRow> {
@@ -42,52 +24,6 @@ async function eventForOrder({ db }: Deps, user: AuthUser, eventId: number): Pro
   return event;
 }
 
-/** One ticket per unit of each line at the event; a passe-partout adds one per unit at each child event. */
-export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], children: readonly EventRow[]): TicketSeed[] {
-  const seeds: TicketSeed[] = [];
-  for (const { type, count } of lines) {
-    for (let i = 0; i < count; i++) {
-      seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name });
-      for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name });
-    }
-  }
-  return seeds;
-}
-
-function orderLines(lines: readonly TicketLine[]): OrderLine[] {
-  return lines.map(({ type, count }) => ({
-    typeId: type.id,
-    name: type.name,
-    unitCents: unitPriceCents(type.priceCents, type.volumePrice, count),
-    vatHundredths: type.vatHundredths,
-    isCounted: type.isCounted,
-    count,
-  }));
-}
-
-/**
- * Ticket rows in one statement (one JSON parameter), pointing at their order by its uid. With `onlyIfNone` nothing
- * is written when the order already has tickets, decided inside the statement (two re-issues at once cannot both
- * write).
- */
-export function insertTickets(deps: Deps, uid: string, seeds: readonly TicketSeed[], onlyIfNone = false) {
-  const json = JSON.stringify(seeds.map((s) => [s.id, s.eventId, s.typeId, s.typeName]));
-  const now = deps.now();
-  return deps.db.insert(tickets).select(
-    deps.db
-      .select({
-        id: sql`value ->> 0`.as("id"),
-        orderId: sql`(SELECT id FROM orders WHERE uid = ${uid})`.as("order_id"),
-        eventId: sql`value ->> 1`.as("event_id"),
-        ticketTypeId: sql`value ->> 2`.as("ticket_type_id"),
-        ticketTypeName: sql`value ->> 3`.as("ticket_type_name"),
-        createdAt: sql`${now}`.as("created_at"),
-      })
-      .from(sql`json_each(${json})`)
-      .where(onlyIfNone ? sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = (SELECT id FROM orders WHERE uid = ${uid}))` : undefined),
-  );
-}
-
 export interface CreatedOrder {
   order: OrderRow;
   event: EventRow;
@@ -95,8 +31,7 @@ export interface CreatedOrder {
 
 /**
  * `POST /admin/orders` (decisions.md 5.2): every order rule but terms and captcha, in the decided sequence; then
- * stock is held in the event objects, and the order, its tickets and `sold` are written in one D1 batch. A failed
- * write releases the holds. The objects learn the order's id after the answer (or from their alarm).
+ * the order is placed as final (`dashboard`): stock held, order, tickets, `sold` and email written in one batch.
  */
 export async function createDashboardOrder(deps: Deps, user: AuthUser, input: DashboardOrderInput, ipAddress: string): Promise<CreatedOrder> {
   const event = await eventForOrder(deps, user, input.event_id);
@@ -105,76 +40,12 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
   }
   const { name, email } = checkOrderer(input.name, input.email);
   checkSaleWindow(event, deps.now());
-  const [types, fields] = await deps.db.batch([
-    deps.db.select().from(ticketTypes).where(eq(ticketTypes.eventId, event.id)).orderBy(asc(ticketTypes.position)),
-    deps.db.select().from(inputFields).where(eq(inputFields.eventId, event.id)).orderBy(asc(inputFields.position)),
-  ]);
-  const lines = checkTicketLines(types as TicketTypeRow[], readTicketCounts(input.tickets));
-  const answers = checkFieldAnswers(fields, input.fields ?? new Map());
-  const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
-  if (event.groupType === 3 && children.length === 0) throw orderError("order_no_child_events", "No child events found for passe-partout");
-
-  const priced = orderLines(lines);
-  const totals = orderTotals(priced.map((l) => ({ count: l.count, unitCents: l.unitCents, vatHundredths: l.vatHundredths })), input.amount);
-  if (input.amount !== undefined && input.amount > totals.listCents) {
-    throw invalidParams({ amount: `must not be above the list price (${centsToDecimal(totals.listCents)})` });
+  const draft = await draftOrder(deps, event, readTicketCounts(input.tickets), input.fields ?? new Map(), { final: true, chargedCents: input.amount });
+  if (input.amount !== undefined && input.amount > draft.totals.listCents) {
+    throw invalidParams({ amount: `must not be above the list price (${centsToDecimal(draft.totals.listCents)})` });
   }
-  const ordered = lines.filter((l) => l.count > 0);
-  const seeds = ticketSeeds(event, ordered, children);
-  const plan = await planStock(deps, event, lines, seeds, children);
-  const uid = newOrderUid();
-
-  const heldAt = Date.now();
-  await holdStock(deps, uid, plan);
-  const stockEvents = plan.steps.map((s) => s.eventId);
-  const now = deps.now();
-  const draft: OrderRow = {
-    id: 0,
-    eventId: event.id,
-    uid,
-    paymentId: "",
-    paymentStatus: "dashboard",
-    customStatus: "",
-    name,
-    email,
-    emailKey: email.toLowerCase(),
-    ipAddress,
-    // Password answers are checked but never stored.
-    fields: answers.filter((a) => a.field.type !== "password").map((a) => ({ id: a.field.id, name: a.field.name, value: a.value })),
-    lines: priced,
-    numTickets: ordered.reduce((n, l) => n + l.count, 0),
-    totalCents: totals.totalCents,
-    discountCents: totals.discountCents,
-    currency: deps.config.currency,
-    deductions: plan.deductions,
-    expiresAt: null,
-    createdAt: now,
-    modifiedAt: now,
-  };
-  const { id: _unassigned, ...values } = draft;
-  const orderIdOf = sql`(SELECT id FROM orders WHERE uid = ${uid})`;
-  // The new-order email goes into the outbox in the same batch as the order: never an order without its email.
-  const mail = event.emailsNeeded ? [outboxStatement(deps, orderEmail(deps, draft, event, "new-order"), orderIdOf)] : [];
-  let order: OrderRow;
-  let emailIds: number[];
-  try {
-    if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the hold is too old to be written safely");
-    const [inserted, , ...rest] = await deps.db.batch([
-      deps.db.insert(orders).values(values).returning(),
-      insertTickets(deps, uid, seeds),
-      ...mail,
-      ...soldUpdates(deps, plan.deductions, 1),
-    ]);
-    order = inserted[0]!;
-    emailIds = mail.length > 0 ? (rest[0] as { id: number }[]).map((r) => r.id) : [];
-  } catch (err) {
-    await releaseStock(deps, uid, stockEvents);
-    throw err;
-  }
-  deps.defer(enqueueEmails(deps, emailIds));
-  deps.defer(confirmStock(deps, uid, stockEvents, { orderId: order.id, name, email }));
-  orderTopic(deps, "order.created", order, event);
-  return { order, event };
+  const [order] = await placeOrders(deps, [draft], "dashboard", { name, email, ipAddress }, null);
+  return { order: order!, event };
 }
 
 export async function listOrders(deps: Deps, user: AuthUser, q: ListOrdersQuery): Promise<{ rows: OrderRow[]; total: number }> {

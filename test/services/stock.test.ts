@@ -8,7 +8,7 @@ import type { EventObject } from "../../src/durable-objects/event.do";
 import type { LedgerSnapshot } from "../../src/durable-objects/stock-ledger";
 import { ApiError } from "../../src/http/errors";
 import { depsFromEnv } from "../../src/services/deps";
-import { newOrderUid, ticketSeeds } from "../../src/services/orders.service";
+import { newOrderUid, ticketSeeds } from "../../src/services/order-drafts";
 import type { TicketLine } from "../../src/services/order-rules";
 import { holdStock, planStock, rebuildEventObject, releaseStock, type StockPlan } from "../../src/services/stock.service";
 import { call, expectJson, unique } from "../helpers/api";

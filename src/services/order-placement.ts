@@ -1,0 +1,133 @@
+import { eq, sql, type SQL } from "drizzle-orm";
+import { orders, type StockDeduction } from "../db/schema";
+import { randomString } from "../lib/random";
+import type { EventRow } from "../schemas/events.schema";
+import type { OrderRow } from "../schemas/orders.schema";
+import type { Deps } from "./deps";
+import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
+import type { OrderDraft } from "./order-drafts";
+import { insertTicketRows } from "./ticket-rows";
+import { confirmStock, holdStock, releaseStock, soldUpdates, type TicketSeed } from "./stock.service";
+import { orderTopic } from "./topics";
+
+/** A hold must reach D1 well inside the object's deadline (HOLD_MS, 5 minutes); past this the order is abandoned. */
+const MAX_HOLD_TO_WRITE_MS = 60_000;
+
+export type PlacedStatus = "dashboard" | "booked" | "open";
+
+export interface Orderer {
+  name: string;
+  email: string;
+  ipAddress: string;
+}
+
+/**
+ * What makes an order final, as statements for one batch: its tickets, `sold`, and (with `emails_needed`) the
+ * new-order email in the outbox. `onlyIf` guards them all, so a batch that lost a race writes none of them.
+ */
+export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, seeds: readonly TicketSeed[], deductions: readonly StockDeduction[], onlyIf?: SQL) {
+  const orderId = sql`(SELECT id FROM orders WHERE uid = ${order.uid})`;
+  return {
+    writes: [insertTicketRows(deps, order.uid, seeds, onlyIf), ...soldUpdates(deps, deductions, 1, onlyIf)],
+    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order"), orderId, onlyIf) : null,
+  };
+}
+
+/** After a batch that made orders final: the objects take their units and learn their tickets; topics and emails go. */
+export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; event: EventRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
+  for (const { order, event, seeds } of finals) {
+    const info = { orderId: order.id, name: order.name, email: order.email };
+    const eventIds = [...new Set(order.deductions.map((d) => d.eventId))];
+    deps.defer(
+      Promise.all(
+        eventIds.map(async (eventId) => {
+          const stub = deps.eventObjects.get(eventId);
+          const here = seeds.filter((s) => s.eventId === eventId).map((s) => ({ id: s.id, typeName: s.typeName }));
+          if (here.length > 0) await stub.replaceTickets(order.uid, here, info);
+          await stub.confirm(order.uid, info, null);
+        }),
+      ),
+    );
+    orderTopic(deps, "order.created", order, event);
+  }
+  deps.defer(enqueueEmails(deps, emailIds));
+}
+
+/**
+ * Places drafted orders (one per event; several for a group's dates) as one: stock is held for each in turn (a
+ * refusal releases what was held), then every order is written in one D1 batch, final ones with their tickets,
+ * `sold` and email. The objects learn the orders' ids after the answer; an open order's take keeps its payment
+ * deadline, at which the object asks for it to be expired.
+ */
+export async function placeOrders(deps: Deps, drafts: readonly OrderDraft[], status: PlacedStatus, who: Orderer, expiresAt: number | null): Promise<OrderRow[]> {
+  const ordered = [...drafts].sort((a, b) => a.event.id - b.event.id);
+  const held: OrderDraft[] = [];
+  const heldAt = Date.now();
+  try {
+    for (const d of ordered) {
+      await holdStock(deps, d.uid, d.plan);
+      held.push(d);
+    }
+  } catch (err) {
+    await Promise.all(held.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
+    throw err;
+  }
+
+  const final = status !== "open";
+  const now = deps.now();
+  const paymentGroup = ordered[0]!.uid;
+  const rows: OrderRow[] = ordered.map((d) => ({
+    id: 0,
+    eventId: d.event.id,
+    uid: d.uid,
+    paymentId: "",
+    paymentStatus: status,
+    customStatus: "",
+    name: who.name,
+    email: who.email,
+    emailKey: who.email.toLowerCase(),
+    ipAddress: who.ipAddress,
+    fields: d.fields,
+    lines: d.priced,
+    numTickets: d.priced.reduce((n, l) => n + l.count, 0),
+    totalCents: d.totals.totalCents,
+    discountCents: d.totals.discountCents,
+    currency: deps.config.currency,
+    deductions: d.plan.deductions,
+    expiresAt: final ? null : expiresAt,
+    paymentGroup,
+    finalizeToken: final ? randomString(16) : "",
+    createdAt: now,
+    modifiedAt: now,
+  }));
+  const finals = final ? rows.map((row, i) => finalStatements(deps, row, ordered[i]!.event, ordered[i]!.seeds, ordered[i]!.plan.deductions)) : [];
+  const emailStatements = finals.flatMap((f) => (f.email ? [f.email] : []));
+  let placed: OrderRow[];
+  let emailIds: number[];
+  try {
+    if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the holds are too old to be written safely");
+    const inserts = rows.map(({ id: _id, ...values }) => deps.db.insert(orders).values(values).returning());
+    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...finals.flatMap((f) => f.writes), ...emailStatements]);
+    placed = results.slice(0, rows.length).map((r) => (r as OrderRow[])[0]!);
+    emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
+  } catch (err) {
+    await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
+    throw err;
+  }
+
+  if (final) {
+    announceFinal(deps, placed.map((order, i) => ({ order, event: ordered[i]!.event, seeds: ordered[i]!.seeds })), emailIds);
+  } else {
+    for (const order of placed) {
+      const info = { orderId: order.id, name: order.name, email: order.email };
+      deps.defer(confirmStock(deps, order.uid, order.deductions.map((d) => d.eventId), info, (expiresAt ?? now) * 1000));
+    }
+  }
+  return placed;
+}
+
+/** Orders paid together: the group of `uid` (its own order when alone). */
+export function ordersOfPaymentGroup({ db }: Deps, group: string): Promise<OrderRow[]> {
+  return db.select().from(orders).where(eq(orders.paymentGroup, group)).orderBy(orders.eventId);
+}
+
