@@ -25,12 +25,23 @@ export const outboxProvider: EmailProvider = {
   send: async () => ({ ok: true }),
 };
 
+/**
+ * `Display Name <address>`; a name holding RFC 5322 specials (commas, colons, brackets, quotes ...) is quoted, so
+ * it stays one name and cannot add an address.
+ */
+export function mailbox(name: string, address: string): string {
+  const clean = name.replace(/[\r\n]+/g, " ").trim();
+  if (!clean) return address;
+  if (!/[()<>[\]:;@\\,."]/.test(clean)) return `${clean} <${address}>`;
+  return `"${clean.replace(/(["\\])/g, "\\$1")}" <${address}>`;
+}
+
 /** Resend's HTTP API (`POST /emails` with a bearer key). 429 and 5xx are worth retrying; other 4xx are not. */
 export function resendProvider(config: Pick<Config, "allowHttpOutbound" | "email">): EmailProvider {
   return {
     name: "resend",
     async send(email) {
-      const from = email.fromName ? `${email.fromName.replace(/[<>"]/g, "")} <${email.fromEmail}>` : email.fromEmail;
+      const from = mailbox(email.fromName, email.fromEmail);
       const body = JSON.stringify({ from, to: [email.to], subject: email.subject, html: email.html, ...(email.bcc ? { bcc: [email.bcc] } : {}) });
       const x = await exchange(
         config.email.apiUrl,

@@ -13,6 +13,18 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
 }
 
+/** The text of a small HTML summary, for plain-text places such as a subject: cells spaced, entities decoded. */
+function htmlToText(html: string): string {
+  return html
+    .replace(/<\/(td|th)>/gi, " ")
+    .replace(/<\/(tr|li|p)>/gi, "; ")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!)
+    .replace(/\s+/g, " ")
+    .replace(/[;\s]+$/, "")
+    .trim();
+}
+
 const KEYWORD = /\{%([A-Z-]+)%\}/g;
 const ESCAPED_KEYWORD = /%7B%25([A-Z-]+)%25%7D/gi;
 
@@ -21,7 +33,7 @@ export function fillKeywords(template: string, values: KeywordValues, forHtml: b
   const value = (name: string): string | null => {
     const v = values[name.toUpperCase() as Keyword];
     if (!v) return null;
-    if ("html" in v) return forHtml ? v.html : v.html.replace(/<[^>]*>/g, "");
+    if ("html" in v) return forHtml ? v.html : htmlToText(v.html);
     return forHtml ? escapeHtml(v.text) : v.text;
   };
   // Inside an href a keyword arrives URL-escaped; its value goes in as a URL component (links stay links).

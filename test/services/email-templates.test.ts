@@ -1,0 +1,187 @@
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_CONFIRM_BODY,
+  DEFAULT_CONFIRMED_BODY,
+  DEFAULT_ORDER_BODY,
+  escapeHtml,
+  fillKeywords,
+  renderEmail,
+  wrapBody,
+  type KeywordValues,
+} from "../../src/services/email-templates";
+
+/**
+ * Email templates (spec: event configuration, email settings; decisions.md 9; docs/webhooks-and-email.md "Email"):
+ * every keyword replaced, values escaped for HTML, URL-escaped keywords inside links, unknown keywords kept, subjects
+ * plain text, bodies in a container at most 600 px wide.
+ */
+
+const LINK = "https://tickets.example.com/ticketing/v1";
+
+/** A value for every keyword of the spec. */
+const ALL: KeywordValues = {
+  NAME: { text: "Ann Smith" },
+  EMAIL: { text: "ann@example.com" },
+  YEAR: { text: "2026" },
+  TICKETS: { html: "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>" },
+  "DOWNLOAD-TICKETS": { text: `${LINK}/tickets/UID123` },
+  PERSONALISE: { text: `${LINK}/tickets/UID123/personalise` },
+  INVOICE: { text: `${LINK}/invoices/UID123` },
+  FIELDS: { html: "<ul><li>Company: Acme</li></ul>" },
+  CONFIRM: { text: `${LINK}/orders/confirm/UID123` },
+};
+
+describe("fillKeywords", () => {
+  it("replaces every keyword of the spec with its value", () => {
+    const template =
+      "N={%NAME%}|E={%EMAIL%}|Y={%YEAR%}|T={%TICKETS%}|D={%DOWNLOAD-TICKETS%}|P={%PERSONALISE%}|I={%INVOICE%}|F={%FIELDS%}|C={%CONFIRM%}";
+    expect(fillKeywords(template, ALL, true)).toBe(
+      "N=Ann Smith|E=ann@example.com|Y=2026|" +
+        "T=<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>|" +
+        `D=${LINK}/tickets/UID123|P=${LINK}/tickets/UID123/personalise|I=${LINK}/invoices/UID123|` +
+        "F=<ul><li>Company: Acme</li></ul>|" +
+        `C=${LINK}/orders/confirm/UID123`,
+    );
+  });
+
+  it("replaces each keyword one by one, and every occurrence of it", () => {
+    const expected: Record<string, string> = {
+      NAME: "Ann Smith",
+      EMAIL: "ann@example.com",
+      YEAR: "2026",
+      TICKETS: "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>",
+      "DOWNLOAD-TICKETS": `${LINK}/tickets/UID123`,
+      PERSONALISE: `${LINK}/tickets/UID123/personalise`,
+      INVOICE: `${LINK}/invoices/UID123`,
+      FIELDS: "<ul><li>Company: Acme</li></ul>",
+      CONFIRM: `${LINK}/orders/confirm/UID123`,
+    };
+    for (const [keyword, value] of Object.entries(expected)) {
+      expect(fillKeywords(`<p>{%${keyword}%}</p><p>{%${keyword}%}</p>`, ALL, true), keyword).toBe(`<p>${value}</p><p>${value}</p>`);
+    }
+  });
+
+  it("escapes text values for HTML in bodies, and inserts the HTML summaries as markup", () => {
+    const values: KeywordValues = {
+      NAME: { text: `<b>Ann</b> & "Bo" 'Cy'` },
+      EMAIL: { text: "a<script>@example.com" },
+      TICKETS: { html: "<table><tr><td>A &amp; B</td></tr></table>" },
+    };
+    expect(fillKeywords("<p>{%NAME%} / {%EMAIL%}</p>{%TICKETS%}", values, true)).toBe(
+      "<p>&lt;b&gt;Ann&lt;/b&gt; &amp; &quot;Bo&quot; &#39;Cy&#39; / a&lt;script&gt;@example.com</p>" +
+        "<table><tr><td>A &amp; B</td></tr></table>",
+    );
+    expect(escapeHtml(`&<>"'`)).toBe("&amp;&lt;&gt;&quot;&#39;");
+  });
+
+  it("in plain text (subjects) inserts text values as they are and the HTML summaries without tags", () => {
+    const values: KeywordValues = { NAME: { text: `Ann & "Bo" <x>` }, TICKETS: { html: "<table><tr><td>Regular</td><td>2</td></tr></table>" } };
+    const filled = fillKeywords("For {%NAME%}: {%TICKETS%}", values, false);
+    expect(filled.startsWith(`For Ann & "Bo" <x>: `)).toBe(true);
+    expect(filled.slice(`For Ann & "Bo" <x>: `.length)).not.toMatch(/[<>]/);
+    expect(filled).toContain("Regular");
+  });
+
+  it("never reads keywords inside inserted values (a customer's name cannot pull in another value)", () => {
+    const values: KeywordValues = { NAME: { text: "{%INVOICE%} %7B%25INVOICE%25%7D" }, INVOICE: { text: `${LINK}/invoices/SECRET` } };
+    const filled = fillKeywords("<p>{%NAME%}</p>", values, true);
+    expect(filled).toBe("<p>{%INVOICE%} %7B%25INVOICE%25%7D</p>");
+    expect(filled).not.toContain("SECRET");
+    expect(fillKeywords('<a href="?n=%7B%25NAME%25%7D">x</a>', values, true)).not.toContain("SECRET");
+  });
+
+  it("replaces URL-escaped link keywords inside href with the address", () => {
+    const template =
+      '<a href="%7B%25DOWNLOAD-TICKETS%25%7D">Download</a> <a href="%7B%25PERSONALISE%25%7D">Personalise</a> ' +
+      '<a href="%7B%25INVOICE%25%7D">Invoice</a> <a href="%7B%25CONFIRM%25%7D">Confirm</a>';
+    expect(fillKeywords(template, ALL, true)).toBe(
+      `<a href="${LINK}/tickets/UID123">Download</a> <a href="${LINK}/tickets/UID123/personalise">Personalise</a> ` +
+        `<a href="${LINK}/invoices/UID123">Invoice</a> <a href="${LINK}/orders/confirm/UID123">Confirm</a>`,
+    );
+  });
+
+  it("accepts the URL escapes in any letter case of the hex digits", () => {
+    const expected = `<a href="${LINK}/tickets/UID123">x</a>`;
+    for (const escaped of [
+      "%7B%25DOWNLOAD-TICKETS%25%7D",
+      "%7b%25DOWNLOAD-TICKETS%25%7d",
+      "%7B%25DOWNLOAD-TICKETS%25%7d",
+      "%7b%25DOWNLOAD-TICKETS%25%7D",
+    ]) {
+      expect(fillKeywords(`<a href="${escaped}">x</a>`, ALL, true), escaped).toBe(expected);
+    }
+  });
+
+  it("escapes an address for the attribute, and URL-encodes a non-address value written escaped in a link", () => {
+    const values: KeywordValues = {
+      "DOWNLOAD-TICKETS": { text: "https://x.example/t?a=1&b=2" },
+      NAME: { text: "Ann Smith & Co" },
+    };
+    expect(fillKeywords('<a href="%7B%25DOWNLOAD-TICKETS%25%7D">d</a>', values, true)).toBe('<a href="https://x.example/t?a=1&amp;b=2">d</a>');
+    expect(fillKeywords('<a href="https://shop.example/?n=%7B%25NAME%25%7D">s</a>', values, true)).toBe(
+      '<a href="https://shop.example/?n=Ann%20Smith%20%26%20Co">s</a>',
+    );
+  });
+
+  it("leaves unknown keywords, and keywords without a value, as they are written", () => {
+    const template = "{%UNKNOWN%} %7B%25UNKNOWN%25%7D {%CODE%} {%NAME %} {NAME} %NAME% {%CONFIRM%} %7B%25CONFIRM%25%7D";
+    const withoutConfirm: KeywordValues = { ...ALL };
+    delete withoutConfirm.CONFIRM;
+    expect(fillKeywords(template, withoutConfirm, true)).toBe(template);
+    expect(fillKeywords("no keywords at all & <b>markup</b>", ALL, true)).toBe("no keywords at all & <b>markup</b>");
+  });
+
+  it("does not put HTML summaries where a link address belongs", () => {
+    // {%TICKETS%} is markup, not an address: URL-escaped inside an href it is left as written.
+    expect(fillKeywords('<a href="%7B%25TICKETS%25%7D">x</a>', ALL, true)).toBe('<a href="%7B%25TICKETS%25%7D">x</a>');
+  });
+});
+
+describe("renderEmail", () => {
+  it("makes the subject plain text (no escaping, no tags, trimmed)", () => {
+    const values: KeywordValues = { ...ALL, NAME: { text: `Ann & "Bo" <Smith>` } };
+    const { subject } = renderEmail({ subject: "  Tickets for {%NAME%} ({%YEAR%})  ", body: "" }, values);
+    expect(subject).toBe(`Tickets for Ann & "Bo" <Smith> (2026)`);
+    const withSummary = renderEmail({ subject: "{%TICKETS%} {%FIELDS%}", body: "" }, values).subject;
+    expect(withSummary).not.toMatch(/[<>]/);
+    expect(withSummary).toContain("Regular");
+    expect(withSummary).toContain("Company: Acme");
+  });
+
+  it("shows characters of the HTML summaries as themselves in the subject, not as HTML entities", () => {
+    // The summaries escape names for HTML (`Rock &amp; Roll`); a plain-text subject must read `Rock & Roll`.
+    const values: KeywordValues = {
+      TICKETS: { html: "<table><tr><td>Rock &amp; Roll</td><td>1</td></tr></table>" },
+      FIELDS: { html: "<ul><li>Company: Smith &amp; Sons &lt;Ltd&gt; &quot;X&quot; &#39;Y&#39;</li></ul>" },
+    };
+    const { subject } = renderEmail({ subject: "{%TICKETS%} / {%FIELDS%}", body: "" }, values);
+    expect(subject).toContain("Rock & Roll");
+    expect(subject).toContain(`Company: Smith & Sons <Ltd> "X" 'Y'`);
+    expect(subject).not.toMatch(/&(amp|lt|gt|quot|#39);/);
+  });
+
+  it("wraps the filled body in a centred container at most 600 px wide", () => {
+    const { html } = renderEmail({ subject: "s", body: "<p>Hello {%NAME%}</p>{%TICKETS%}" }, { ...ALL, NAME: { text: "A & B" } });
+    const inner = "<p>Hello A &amp; B</p><table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>";
+    expect(html).toBe(wrapBody(inner));
+    expect(html.startsWith("<!DOCTYPE html><html>")).toBe(true);
+    const container = /<div style="([^"]*)">([\s\S]*)<\/div><\/body><\/html>$/.exec(html);
+    expect(container, html).not.toBeNull();
+    expect(container![1]).toMatch(/(^|;)max-width:600px(;|$)/);
+    expect(container![1]).toContain("margin:0 auto");
+    expect(container![2]).toBe(inner);
+    // Nothing else in the message is wider than the container.
+    expect(html.match(/\d+px/g)).toEqual(["600px", "16px"]);
+  });
+
+  it("renders the default bodies with their links filled in", () => {
+    for (const body of [DEFAULT_ORDER_BODY, DEFAULT_CONFIRMED_BODY]) {
+      const { html } = renderEmail({ subject: "s", body }, ALL);
+      expect(html).toContain(`<a href="${LINK}/tickets/UID123">`);
+      expect(html).toContain("<p>Dear Ann Smith,</p>");
+      expect(html).not.toMatch(/\{%|%7B%25/i);
+    }
+    const { html } = renderEmail({ subject: "s", body: DEFAULT_CONFIRM_BODY }, ALL);
+    expect(html).toContain(`<a href="${LINK}/orders/confirm/UID123">`);
+  });
+});
