@@ -3,18 +3,22 @@ import { ConfigError } from "./config";
 import { requireApiKey, requireUser } from "./http/auth";
 import { API_BASE, type AppEnv } from "./http/context";
 import { internalError, noRoute, renderError, toApiError } from "./http/errors";
+import { shopFrontCors } from "./http/ordering-key";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
+import { customerOrdersRoutes } from "./routes/customer-orders.routes";
 import { emailListsRoutes } from "./routes/email-lists.routes";
 import { emailsRoutes } from "./routes/emails.routes";
 import { eventsRoutes } from "./routes/events.routes";
 import { inputFieldsRoutes } from "./routes/input-fields.routes";
 import { logsRoutes } from "./routes/logs.routes";
+import { orderStatusRoutes } from "./routes/order-status.routes";
 import { orderTicketsRoutes } from "./routes/order-tickets.routes";
 import { ordersRoutes } from "./routes/orders.routes";
 import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
+import { testPaymentsRoutes } from "./routes/test-payments.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
 import { usersRoutes } from "./routes/users.routes";
 import { webhooksRoutes } from "./routes/webhooks.routes";
@@ -29,6 +33,11 @@ export function buildApp() {
   app.use("*", bodyLimits);
 
   app.route(API_BASE, metaRoutes);
+  app.route(`${API_BASE}/orders`, orderStatusRoutes);
+  app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
+  // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
+  app.use(`${API_BASE}/events/*`, shopFrontCors);
+  app.route(`${API_BASE}/events`, customerOrdersRoutes);
 
   app.use(`${API_BASE}/*`, requireApiKey);
   app.use(`${API_BASE}/admin/*`, requireUser);

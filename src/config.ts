@@ -40,6 +40,13 @@ const schema = z.object({
   EMAIL_API_KEY: optionalSecret,
   EMAIL_FROM: z.string().default("tickets@example.com"),
   EMAIL_FROM_NAME: z.string().default("Tickets"),
+  ORDER_HOLD_MINUTES: z.string().default("15").transform(Number).pipe(z.number().int().min(1).max(24 * 60)),
+  ORDERING_KEY: optionalSecret,
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
+  PAYMENT_PROVIDER: z.enum(["test"]).default("test"),
   CURRENCY: z
     .string()
     .default("EUR")
@@ -60,6 +67,11 @@ export interface Config {
   /** Local development and tests only: outbound calls may use http and loopback hosts. */
   allowHttpOutbound: boolean;
   email: { provider: "outbox" | "resend"; apiUrl: string; apiKey: string; from: string; fromName: string };
+  orderHoldMinutes: number;
+  /** The publishable key a browser shop front sends instead of the API key (order form and customer orders only). */
+  orderingKey: string | null;
+  corsOrigins: readonly string[];
+  paymentProvider: "test";
   /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
@@ -95,6 +107,10 @@ export function loadConfig(env: Env): Config {
     currency: v.CURRENCY,
     email: { provider: v.EMAIL_PROVIDER, apiUrl: v.EMAIL_API_URL, apiKey: v.EMAIL_API_KEY ?? "", from: v.EMAIL_FROM, fromName: v.EMAIL_FROM_NAME },
     publicUrl: v.PUBLIC_URL,
+    orderHoldMinutes: v.ORDER_HOLD_MINUTES,
+    orderingKey: v.ORDERING_KEY ?? null,
+    corsOrigins: v.CORS_ORIGINS,
+    paymentProvider: v.PAYMENT_PROVIDER,
   };
   cache.set(env, config);
   return config;

@@ -19,6 +19,10 @@ export interface Env {
   ALLOW_HTTP_OUTBOUND?: string;
   CURRENCY?: string;
   PUBLIC_URL?: string;
+  ORDER_HOLD_MINUTES?: string;
+  ORDERING_KEY?: string;
+  CORS_ORIGINS?: string;
+  PAYMENT_PROVIDER?: string;
   EMAIL_PROVIDER?: string;
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;

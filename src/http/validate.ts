@@ -142,17 +142,18 @@ export function isMultipart(c: Context): boolean {
   return (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
 }
 
-function requireMultipart(c: Context): void {
-  if (!isMultipart(c)) throw unsupportedMediaType("multipart/form-data");
+function requireForm(c: Context): void {
+  const type = (c.req.header("Content-Type") ?? "").toLowerCase();
+  if (!isMultipart(c) && !type.startsWith("application/x-www-form-urlencoded")) throw unsupportedMediaType("multipart/form-data");
 }
 
 /**
- * A multipart upload (spec: a form part named `file`): parts are validated like a strict JSON body, a file part
- * arrives as a `File`.
+ * A form: a multipart upload (spec: a part named `file`, arriving as a `File`) or an HTML form post. Parts are
+ * validated like a strict JSON body.
  */
 export function formBody<S extends z.ZodObject>(schema: S) {
   const middleware = zValidator("form", schema, (result, c) => {
-    requireMultipart(c);
+    requireForm(c);
     if (!result.success) throw validationError(result.error, result.data);
   });
   return recorded(middleware, { target: "form", schema });

@@ -347,3 +347,8 @@ export async function purifyEmailHtml(html: string): Promise<string> {
   out = out.replace(sentinel, `"'>`);
   return out.includes(nonce) ? inertAll(html) : out;
 }
+
+/** Text for an HTML text node or quoted attribute value. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
+}

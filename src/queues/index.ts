@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import { consumeDeadLetters, consumeJobs, type JobHandler } from "./jobs.consumer";
 import { sendEmail } from "./emails.consumer";
+import { expireOpenOrder } from "./orders.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
@@ -10,6 +11,7 @@ export const DEAD_LETTER_QUEUE = "ticketing-jobs-dlq";
 export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "webhook.deliver": deliverWebhook,
   "email.send": sendEmail,
+  "order.expire": expireOpenOrder,
 };
 
 export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -31,3 +31,11 @@ export const emailJob = z.object({
   orderId: z.number().int().nonnegative().optional(),
 });
 export type EmailJob = z.infer<typeof emailJob>;
+
+/** An open order's payment deadline passed, says the event object `eventId` that holds its units. */
+export const orderExpireJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("order.expire"),
+  uid: z.string().regex(/^[A-Za-z0-9]{40}$/),
+  eventId: z.number().int().positive().optional(),
+});

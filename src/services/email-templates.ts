@@ -1,3 +1,5 @@
+import { escapeHtml } from "../lib/html";
+
 /**
  * Email bodies of decisions.md 9: the spec's keywords replaced (also URL-escaped inside links), values escaped
  * for HTML, the body wrapped in a container at most 600 px wide. Bodies are stored purified (events.service), so
@@ -9,9 +11,7 @@ export type Keyword = "NAME" | "EMAIL" | "YEAR" | "TICKETS" | "DOWNLOAD-TICKETS"
 /** Each keyword's value: `text` is inserted escaped, `html` as markup (the ticket and field summaries). */
 export type KeywordValues = Partial<Record<Keyword, { text: string } | { html: string }>>;
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
-}
+export { escapeHtml };
 
 /** The text of a small HTML summary, for plain-text places such as a subject: cells spaced, entities decoded. */
 function htmlToText(html: string): string {

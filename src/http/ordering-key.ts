@@ -1,0 +1,28 @@
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { matchesAnySecret } from "../lib/crypto";
+import type { AppEnv } from "./context";
+import { depsOf } from "./deps";
+import { invalidApiKey } from "./errors";
+
+/**
+ * The order form and customer orders take the service key or the publishable `ORDERING_KEY` a browser shop front
+ * carries (decisions.md 13); nothing else accepts the latter.
+ */
+export const requireOrderingKey: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const sent = c.req.header("X-EVT-API-KEY");
+  const { apiKeys, orderingKey } = depsOf(c).config;
+  const accepted = orderingKey ? [...apiKeys, orderingKey] : apiKeys;
+  if (!sent || !(await matchesAnySecret(sent, accepted))) throw invalidApiKey();
+  await next();
+};
+
+/** CORS for the shop-front routes: only the origins in `CORS_ORIGINS`; preflights answer 204 without a key. */
+export const shopFrontCors: MiddlewareHandler<AppEnv> = (c, next) =>
+  cors({
+    origin: (origin) => (depsOf(c).config.corsOrigins.includes(origin) ? origin : null),
+    allowMethods: ["GET", "POST", "OPTIONS"],
+    allowHeaders: ["Content-Type", "X-EVT-API-KEY", "Idempotency-Key", "X-Request-Id"],
+    exposeHeaders: ["X-Request-Id", "Location"],
+    maxAge: 600,
+  })(c, next);

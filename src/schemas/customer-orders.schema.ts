@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { orderFieldsInput, orderTicketsInput } from "./orders.schema";
+
+/** `POST /events/<event_id>/orders` (decisions.md 5.1). */
+export const createCustomerOrderBody = z.strictObject({
+  name: z.string().max(1000).optional(),
+  email: z.string().max(1000).optional(),
+  fields: orderFieldsInput.optional(),
+  tickets: orderTicketsInput,
+  event_ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).min(1, "must name at least one date").max(100).optional(),
+  coupon: z.string().trim().max(100).optional(),
+  terms_accepted: z.boolean().optional(),
+  recaptcha_token: z.string().max(4000).optional(),
+});
+export type CustomerOrderInput = z.output<typeof createCustomerOrderBody>;

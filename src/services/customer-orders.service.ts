@@ -1,0 +1,118 @@
+import { and, asc, eq, or } from "drizzle-orm";
+import { inIds } from "../db/client";
+import { events, orders } from "../db/schema";
+import { invalidId } from "../http/errors";
+import type { EventRow } from "../schemas/events.schema";
+import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
+import type { OrderRow } from "../schemas/orders.schema";
+import type { Deps } from "./deps";
+import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
+import { placeOrders } from "./order-placement";
+import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
+import { paymentProvider } from "./payment-providers";
+
+export interface CustomerOrderResult {
+  order: OrderRow;
+  event: EventRow;
+  groupOrders: number[];
+  payment: { provider: string; checkout_url: string; expires_at: number } | null;
+}
+
+async function pathEvent({ db }: Deps, id: number): Promise<EventRow> {
+  const event = await db.select().from(events).where(eq(events.id, id)).get();
+  if (!event) throw Object.assign(invalidId("event"), { message: "Event does not exist" });
+  return event;
+}
+
+const invalidEventIds = () => orderError("order_invalid_event_ids", "Invalid event ids");
+
+/**
+ * The dates chosen for a group order (types 1 and 2): events of the path event's group of the same kind; type 1
+ * takes exactly one. Without `event_ids` the path event itself is the choice; other events take no `event_ids`.
+ */
+async function chosenEvents({ db }: Deps, event: EventRow, eventIds: readonly number[] | undefined): Promise<EventRow[]> {
+  if (eventIds === undefined) return [event];
+  if (event.groupType !== 1 && event.groupType !== 2) throw invalidEventIds();
+  const ids = [...new Set(eventIds)];
+  if (event.groupType === 1 && ids.length !== 1) throw invalidEventIds();
+  const found = await db
+    .select()
+    .from(events)
+    .where(and(inIds(events.id, ids), eq(events.eventGroup, event.eventGroup), or(eq(events.groupType, 1), eq(events.groupType, 2))))
+    .orderBy(asc(events.id));
+  if (found.length !== ids.length) throw invalidEventIds();
+  return found;
+}
+
+/** The path event's counts mapped by type name onto another date of the group (names shared across the group). */
+async function countsFor(deps: Deps, chosen: EventRow, byName: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const { types } = await catalogueOf(deps, chosen.id);
+  const counts = new Map<string, number>();
+  for (const t of types) counts.set(t.id, byName.get(t.name) ?? 0);
+  for (const [name, n] of byName) if (n > 0 && !types.some((t) => t.name === name)) throw invalidEventIds();
+  return counts;
+}
+
+/**
+ * `POST /events/<event_id>/orders`: the order rules in the decided sequence (name and email, terms, sale window,
+ * dates of a group, ticket lines, input fields, coupon, stock), one order per chosen date placed together with
+ * one payment. A free order is `booked` at once; others are `open` until paid or expired.
+ */
+export async function createCustomerOrder(deps: Deps, eventId: number, input: CustomerOrderInput, ipAddress: string): Promise<CustomerOrderResult> {
+  const event = await pathEvent(deps, eventId);
+  const { name, email } = checkOrderer(input.name, input.email);
+  if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
+  const now = deps.now();
+  checkSaleWindow(event, now);
+  const dates = await chosenEvents(deps, event, input.event_ids);
+  for (const d of dates) checkSaleWindow(d, now);
+
+  const counts = readTicketCounts(input.tickets);
+  const { types } = await catalogueOf(deps, event.id);
+  const lines = checkTicketLines(types, counts);
+  const byName = new Map(lines.map((l) => [l.type.name, l.count]));
+  const sentFields = input.fields ?? new Map<string, string>();
+  const drafts: OrderDraft[] = [];
+  for (const d of dates) {
+    const dateCounts = d.id === event.id ? counts : await countsFor(deps, d, byName);
+    drafts.push(await draftOrder(deps, d, dateCounts, d.id === event.id ? sentFields : await fieldsByName(deps, event, d, sentFields), { final: false }));
+  }
+  if (input.coupon) throw orderError("coupon_not_found", `Coupon code ${input.coupon} not found`);
+
+  const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
+  if (total === 0) {
+    const placed = await placeOrders(deps, drafts.map(withTickets), "booked", { name, email, ipAddress }, null);
+    return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null };
+  }
+  const expiresAt = now + deps.config.orderHoldMinutes * 60;
+  const placed = await placeOrders(deps, drafts, "open", { name, email, ipAddress }, expiresAt);
+  const first = placed[0]!;
+  const provider = paymentProvider(deps);
+  const checkout = await provider.startCheckout(deps, { uid: first.paymentGroup, totalCents: total, currency: first.currency, expiresAt });
+  await deps.db.update(orders).set({ paymentId: checkout.paymentId }).where(eq(orders.paymentGroup, first.paymentGroup));
+  return {
+    order: { ...first, paymentId: checkout.paymentId },
+    event: dates[0]!,
+    groupOrders: placed.map((o) => o.id),
+    payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: expiresAt },
+  };
+}
+
+/** A free order is final at once: its tickets are drawn now (a draft for an open order has none). */
+function withTickets(d: OrderDraft): OrderDraft {
+  return { ...d, seeds: ticketSeeds(d.event, d.lines.filter((l) => l.count > 0), d.children) };
+}
+
+/** Answers to the path event's fields, given to another date of the group by field name. */
+async function fieldsByName(deps: Deps, from: EventRow, to: EventRow, sent: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  const [source, target] = await Promise.all([catalogueOf(deps, from.id), catalogueOf(deps, to.id)]);
+  const nameOf = new Map(source.fields.map((f) => [f.id, f.name]));
+  const idOf = new Map(target.fields.map((f) => [f.name, f.id]));
+  const mapped = new Map<string, string>();
+  for (const [id, value] of sent) {
+    const targetId = idOf.get(nameOf.get(id) ?? "");
+    mapped.set(targetId ?? id, value);
+  }
+  return mapped;
+}
+

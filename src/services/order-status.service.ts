@@ -1,0 +1,29 @@
+import { count as countRows, eq } from "drizzle-orm";
+import { isFinal } from "../db/order-status";
+import { orders, tickets } from "../db/schema";
+import { API_BASE } from "../http/context";
+import { invalidId } from "../http/errors";
+import { secretsEqual } from "../lib/crypto";
+import type { OrderRow } from "../schemas/orders.schema";
+import type { Deps } from "./deps";
+
+/**
+ * The order named by id and uid together (a public capability): anything else, including a wrong uid, is the same
+ * 404, compared in constant time.
+ */
+export async function orderByCapability({ db }: Deps, id: number, uid: string): Promise<OrderRow> {
+  const order = await db.select().from(orders).where(eq(orders.id, id)).get();
+  if (!order || !(await secretsEqual(uid, order.uid))) throw invalidId("order");
+  return order;
+}
+
+/** `GET /orders/<order_id>/<uid>/status`, for the thank-you page. */
+export async function orderStatus(deps: Deps, order: OrderRow) {
+  const issued = await deps.db.select({ n: countRows() }).from(tickets).where(eq(tickets.orderId, order.id)).get();
+  const ready = isFinal(order.paymentStatus) && (issued?.n ?? 0) > 0;
+  return {
+    payment_status: order.paymentStatus,
+    tickets_ready: ready,
+    download_url: ready ? `${deps.origin}${API_BASE}/tickets/${order.uid}` : "",
+  };
+}

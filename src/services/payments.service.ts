@@ -1,0 +1,176 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { isFinal } from "../db/order-status";
+import { events, orders } from "../db/schema";
+import { invalidId } from "../http/errors";
+import { log } from "../lib/log";
+import { centsToDecimal } from "../lib/money";
+import { randomString } from "../lib/random";
+import type { EventRow } from "../schemas/events.schema";
+import type { OrderRow } from "../schemas/orders.schema";
+import type { Deps } from "./deps";
+import { writeLog, writeLogStatement } from "./logs.service";
+import { seedsForOrder } from "./order-drafts";
+import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-placement";
+import { paymentProvider } from "./payment-providers";
+import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
+
+export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };
+
+async function eventOf({ db }: Deps, id: number): Promise<EventRow | undefined> {
+  return db.select().from(events).where(eq(events.id, id)).get();
+}
+
+/**
+ * Makes a payable order final, once: one batch sets `paid` (only from `from` statuses) with a fresh token, and
+ * writes tickets, `sold` and the new-order email under that token. A second notification finds the order paid and
+ * its batch writes nothing.
+ */
+async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from: readonly string[]): Promise<boolean> {
+  const event = await eventOf(deps, order.eventId);
+  if (!event) return false;
+  const seeds = await seedsForOrder(deps, order, event);
+  const token = randomString(16);
+  const ours = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND finalize_token = ${token})`;
+  const paid: OrderRow = { ...order, paymentStatus: "paid", paymentId, expiresAt: null, finalizeToken: token };
+  const { writes, email } = finalStatements(deps, paid, event, seeds, order.deductions, ours);
+  const results = await deps.db.batch([
+    deps.db
+      .update(orders)
+      .set({ paymentStatus: "paid", paymentId, finalizeToken: token, expiresAt: null, modifiedAt: deps.now() })
+      .where(and(eq(orders.id, order.id), inArray(orders.paymentStatus, [...from])))
+      .returning({ id: orders.id }),
+    ...writes,
+    ...(email ? [email] : []),
+  ]);
+  if ((results[0] as { id: number }[]).length === 0) return false; // finalised by another notification, or no longer payable
+  const emailIds = email ? (results[results.length - 1] as { id: number }[]).map((r) => r.id) : [];
+  announceFinal(deps, [{ order: paid, event, seeds }], emailIds);
+  return true;
+}
+
+/** An expired order's units again, from its recorded deductions (a late payment takes them back if they are free). */
+function planFromDeductions(order: OrderRow): StockPlan {
+  const byEvent = new Map<number, { typeUnits: Record<string, number>; eventUnits: number }>();
+  for (const d of order.deductions) {
+    const entry = byEvent.get(d.eventId) ?? { typeUnits: {}, eventUnits: 0 };
+    if (d.typeId !== null) entry.typeUnits[d.typeId] = (entry.typeUnits[d.typeId] ?? 0) + d.units;
+    entry.eventUnits += d.eventUnits;
+    byEvent.set(d.eventId, entry);
+  }
+  const steps = [...byEvent.entries()].map(([eventId, units]) => ({
+    eventId,
+    minVersion: 0,
+    request: { uid: order.uid, typeUnits: units.typeUnits, eventUnits: units.eventUnits, tickets: [] },
+    refusal: () => invalidId("order"), // any refusal means the units are gone; the caller refunds
+  }));
+  return { steps, deductions: order.deductions };
+}
+
+/**
+ * A payment for an order that expired meanwhile (decisions.md 13): its stock is taken again when it is still
+ * there and the order becomes paid; otherwise the payment is refunded in full, the order is `refunded`, and both
+ * are logged. Never oversells.
+ */
+async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Promise<void> {
+  const plan = planFromDeductions(order);
+  try {
+    await holdStock(deps, order.uid, plan);
+  } catch {
+    const provider = paymentProvider(deps);
+    const refund = await provider.refund(deps, paymentId, order.totalCents);
+    const amount = `${centsToDecimal(order.totalCents)} ${order.currency}`;
+    if (!refund.ok) {
+      await writeLog(deps, {
+        eventId: order.eventId,
+        orderId: order.id,
+        logType: "Payment",
+        description: `Late payment ${paymentId} for expired order ${order.id} could not be refunded (${refund.message}); no stock was left. Refund ${amount} by hand.`,
+      });
+      return;
+    }
+    await deps.db.batch([
+      deps.db.update(orders).set({ paymentStatus: "refunded", paymentId, modifiedAt: deps.now() }).where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "expired"))),
+      writeLogStatement(deps, {
+        eventId: order.eventId,
+        orderId: order.id,
+        logType: "Payment",
+        description: `Late payment ${paymentId} for expired order ${order.id} was refunded (${amount}): no stock was left.`,
+      }),
+    ]);
+    return;
+  }
+  if (!(await finalizePaid(deps, order, paymentId, ["expired"]))) {
+    await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+  }
+}
+
+/** Gives an open order's units back and marks it `to` (cancelled, failed, expired); false when it was not open. */
+async function closeOpenOrder(deps: Deps, order: OrderRow, to: "canceled" | "failed" | "expired", note?: string): Promise<boolean> {
+  const results = await deps.db.batch([
+    deps.db
+      .update(orders)
+      .set({ paymentStatus: to, expiresAt: null, modifiedAt: deps.now() })
+      .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "open")))
+      .returning({ id: orders.id }),
+    ...(note
+      ? [writeLogStatement(deps, { eventId: order.eventId, orderId: order.id, logType: "Payment", description: note }, sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND payment_status = ${to})`)]
+      : []),
+  ]);
+  if ((results[0] as { id: number }[]).length === 0) return false;
+  await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+  return true;
+}
+
+/**
+ * The one completion path (the test provider's page, a provider's webhook): idempotent, for every order of the
+ * payment group. Paid: open orders become final; expired ones are late payments. Cancelled or failed: open orders
+ * give their stock back (a failure is logged with the provider's message).
+ */
+export async function completePayment(deps: Deps, group: string, outcome: PaymentOutcome): Promise<OrderRow[]> {
+  const grouped = await ordersOfPaymentGroup(deps, group);
+  if (grouped.length === 0) throw invalidId("order");
+  for (const order of grouped) {
+    if (outcome.status === "paid") {
+      if (order.paymentStatus === "open") await finalizePaid(deps, order, outcome.paymentId, ["open"]);
+      else if (order.paymentStatus === "expired") await latePayment(deps, order, outcome.paymentId);
+    } else if (outcome.status === "canceled") {
+      await closeOpenOrder(deps, order, "canceled");
+    } else {
+      await closeOpenOrder(deps, order, "failed", `Payment of order ${order.id} failed: ${outcome.message}`);
+    }
+  }
+  return ordersOfPaymentGroup(deps, group);
+}
+
+/**
+ * `order.expire` (the event object's alarm at an open order's payment deadline): an open order past it becomes
+ * `expired`, gives its stock back, and its checkout is expired at the provider. Anything else is settled with the
+ * object that asked: a final order's units stay taken, a closed order's are released.
+ */
+export async function expireOrder(deps: Deps, uid: string, askingEventId: number | undefined): Promise<void> {
+  const order = await deps.db.select().from(orders).where(eq(orders.uid, uid)).get();
+  const asking = askingEventId !== undefined ? [askingEventId] : [];
+  if (!order) {
+    await releaseStock(deps, uid, asking);
+    return;
+  }
+  const info = { orderId: order.id, name: order.name, email: order.email };
+  if (order.paymentStatus === "open") {
+    const due = (order.expiresAt ?? 0) <= deps.now();
+    if (!due) {
+      await Promise.all(asking.map((id) => deps.eventObjects.get(id).confirm(uid, info, (order.expiresAt ?? 0) * 1000)));
+      return;
+    }
+    if (await closeOpenOrder(deps, order, "expired")) {
+      await paymentProvider(deps)
+        .expireCheckout(deps, order.paymentId)
+        .catch((err: unknown) => log("warn", "checkout expiry at the provider failed", { order_id: order.id, error: String(err) }));
+    }
+    return;
+  }
+  if (isFinal(order.paymentStatus)) {
+    await Promise.all(asking.map((id) => deps.eventObjects.get(id).confirm(uid, info, null)));
+    return;
+  }
+  await releaseStock(deps, uid, asking.length > 0 ? asking : stockEventIds(order.deductions));
+}
