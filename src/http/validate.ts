@@ -142,18 +142,19 @@ export function isMultipart(c: Context): boolean {
   return (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
 }
 
-function requireForm(c: Context): void {
+function requireForm(c: Context, urlencoded: boolean): void {
+  if (isMultipart(c)) return;
   const type = (c.req.header("Content-Type") ?? "").toLowerCase();
-  if (!isMultipart(c) && !type.startsWith("application/x-www-form-urlencoded")) throw unsupportedMediaType("multipart/form-data");
+  if (!(urlencoded && type.startsWith("application/x-www-form-urlencoded"))) throw unsupportedMediaType("multipart/form-data");
 }
 
 /**
- * A form: a multipart upload (spec: a part named `file`, arriving as a `File`) or an HTML form post. Parts are
- * validated like a strict JSON body.
+ * A multipart upload (spec: a part named `file`, arriving as a `File`), or with `urlencoded` also an HTML form
+ * post. Parts are validated like a strict JSON body.
  */
-export function formBody<S extends z.ZodObject>(schema: S) {
+export function formBody<S extends z.ZodObject>(schema: S, options: { urlencoded?: boolean } = {}) {
   const middleware = zValidator("form", schema, (result, c) => {
-    requireForm(c);
+    requireForm(c, options.urlencoded ?? false);
     if (!result.success) throw validationError(result.error, result.data);
   });
   return recorded(middleware, { target: "form", schema });

@@ -28,14 +28,10 @@ function isPrivateOrLocalIpv4([a, b]: number[]): boolean {
 
 function isPrivateOrLocalIpv6(host: string): boolean {
   const h = host.slice(1, -1).toLowerCase();
-  if (h === "::" || h === "::1") return true;
-  if (/^f[cd]/.test(h) || /^fe[89ab]/.test(h)) return true; // unique local, link-local
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  if (mapped) {
-    const v4 = ipv4(mapped[1]!);
-    return v4 === null || isPrivateOrLocalIpv4(v4);
-  }
-  return /^::ffff:/.test(h); // other IPv4-mapped spellings: refuse rather than decode
+  // Everything under :: is special (unspecified, loopback, IPv4-compatible and -mapped, refused rather than
+  // decoded); 64:ff9b:: is NAT64, which reaches IPv4 through a gateway.
+  if (h.startsWith("::") || h.startsWith("64:ff9b:")) return true;
+  return /^f[cd]/.test(h) || /^fe[89ab]/.test(h); // unique local, link-local
 }
 
 /** Why `url` may not be called, or null when it may. */

@@ -1,8 +1,9 @@
 import { sendQueuedEmail } from "../services/emails.service";
 import type { JobHandler } from "./jobs.consumer";
+import { parseJob } from "./parse-job";
 import { emailJob } from "./messages";
 
 /** `email.send`: one attempt to send one outbox row. */
 export const sendEmail: JobHandler = async (deps, _env, job) => {
-  await sendQueuedEmail(deps, emailJob.parse(job));
+  await sendQueuedEmail(deps, parseJob(emailJob, job));
 };

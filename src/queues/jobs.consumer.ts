@@ -4,6 +4,7 @@ import type { Deps } from "../services/deps";
 import { depsFromEnv } from "../services/deps";
 import { writeLog } from "../services/logs.service";
 import { jobEnvelope, type JobMessage } from "./messages";
+import { MalformedJob } from "./parse-job";
 
 export type JobHandler = (deps: Deps, env: Env, job: JobMessage) => Promise<void>;
 
@@ -37,6 +38,11 @@ export async function consumeJobs(
       await handler(deps, env, parsed.data);
       message.ack();
     } catch (err) {
+      if (err instanceof MalformedJob) {
+        await writeLog(deps, { logType: "Queue", description: `Dropped malformed "${parsed.data.kind}" message ${message.id}: ${err.message}` });
+        message.ack();
+        continue;
+      }
       log("warn", "job failed, will retry", { kind: parsed.data.kind, message_id: message.id, attempts: message.attempts, error: String(err) });
       message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     }

@@ -47,7 +47,7 @@ export const testPaymentsRoutes = new Hono<AppEnv>()
     return c.html(page("Test payment", summary + form));
   })
 
-  .post("/:uid", params, formBody(decision), async (c) => {
+  .post("/:uid", params, formBody(decision, { urlencoded: true }), async (c) => {
     const deps = depsOf(c);
     const { uid } = c.req.valid("param");
     const grouped = await testCheckout(deps, uid);

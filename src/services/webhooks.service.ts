@@ -1,4 +1,4 @@
-import { and, asc, count as countRows, desc, eq } from "drizzle-orm";
+import { and, asc, count as countRows, desc, eq, sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../db/schema";
 import { invalidId, invalidParams } from "../http/errors";
 import { outboundUrlProblem } from "../lib/outbound-url";
@@ -46,6 +46,7 @@ export async function createWebhook(deps: Deps, input: WebhookInput & Pick<Webho
 
 export async function updateWebhook(deps: Deps, current: WebhookRow, input: WebhookInput): Promise<WebhookRow> {
   checkUrl(deps, input.url);
+  if (Object.values(input).every((v) => v === undefined)) return current; // a PUT of only what was read changes nothing
   const updated = await deps.db
     .update(webhooks)
     .set({
@@ -131,7 +132,7 @@ export async function redeliver(deps: Deps, hook: WebhookRow, original: Delivery
       .insert(webhookDeliveries)
       .values({ id: newDeliveryId(), webhookId: hook.id, topic: original.topic, eventId: original.eventId, body: original.body, source: original.source, createdAt: now, dueAt: now })
       .returning(),
-    db.update(webhooks).set({ pending: hook.pending + 1 }).where(eq(webhooks.id, hook.id)),
+    db.update(webhooks).set({ pending: sql`${webhooks.pending} + 1` }).where(eq(webhooks.id, hook.id)),
   ]);
   const copy = rows[0]!;
   await deps.jobs.send({ v: 1, kind: "webhook.deliver", deliveryId: copy.id, attempt: 1 });

@@ -1,0 +1,10 @@
+import type { z } from "zod";
+
+/** A message whose kind is known but whose body does not match it: retrying cannot make it readable. */
+export class MalformedJob extends Error {}
+
+export function parseJob<S extends z.ZodType>(schema: S, job: unknown): z.output<S> {
+  const parsed = schema.safeParse(job);
+  if (!parsed.success) throw new MalformedJob(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  return parsed.data;
+}
