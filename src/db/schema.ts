@@ -281,6 +281,8 @@ export const orders = sqliteTable(
     expiresAt: integer("expires_at"),
     // Orders placed together (a group's dates) share one payment: the uid of the first of them.
     paymentGroup: text("payment_group").notNull().default(""),
+    // With confirmation emails the order waits for its customer (no tickets, no `sold`) until confirmed.
+    awaitsConfirmation: integer("awaits_confirmation", { mode: "boolean" }).notNull().default(false),
     // Set by the batch that makes the order final; that batch's other statements run only under its own token, so
     // two completions at once finalise (tickets, sold, email) once.
     finalizeToken: text("finalize_token").notNull().default(""),
@@ -411,4 +413,26 @@ export const emails = sqliteTable(
     sentAt: integer("sent_at"),
   },
   (t) => [index("emails_event").on(t.eventId), index("emails_order").on(t.orderId), index("emails_queued").on(t.status, t.dueAt)],
+);
+
+/**
+ * What an order claims against per-person rules, written in the order's batch and deleted with it when the order
+ * dies: `unique` (one order per email per event, unique index) and `cap` (tickets against an email list's cap, checked
+ * by a trigger). Only live orders have claims, so only they count.
+ */
+export const orderClaims = sqliteTable(
+  "order_claims",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: ["unique", "cap"] }).notNull(),
+    eventId: integer("event_id").notNull(),
+    emailKey: text("email_key").notNull(),
+    orderUid: text("order_uid").notNull(),
+    units: integer("units").notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex("order_claims_unique").on(t.eventId, t.emailKey).where(sql`kind = 'unique'`),
+    index("order_claims_order").on(t.orderUid),
+    index("order_claims_cap").on(t.eventId, t.emailKey, t.kind),
+  ],
 );

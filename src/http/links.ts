@@ -22,7 +22,16 @@ export function linkBaseOf(origin: string): LinkBase {
 
 /** Absolute address of an API path, built from the request's own origin. */
 export function apiUrl(c: LinkBase, path: string): string {
-  return `${new URL(c.req.url).origin}${API_BASE}${path}`;
+  return `${originOf(c.req.url)}${API_BASE}${path}`;
+}
+
+/** The origin of an address; "" (relative links) where there is none, e.g. no PUBLIC_URL outside a request. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
 }
 
 export function selfAndCollection(c: LinkBase, self: string, collection: string): Links {

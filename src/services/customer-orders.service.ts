@@ -10,12 +10,13 @@ import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-d
 import { placeOrders } from "./order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
 import { paymentProvider } from "./payment-providers";
+import { formatDateTime } from "../lib/time";
 
 export interface CustomerOrderResult {
   order: OrderRow;
   event: EventRow;
   groupOrders: number[];
-  payment: { provider: string; checkout_url: string; expires_at: number } | null;
+  payment: { provider: string; checkout_url: string; expires_at: string } | null;
 }
 
 async function pathEvent({ db }: Deps, id: number): Promise<EventRow> {
@@ -94,7 +95,7 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
     order: { ...first, paymentId: checkout.paymentId },
     event: dates[0]!,
     groupOrders: placed.map((o) => o.id),
-    payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: expiresAt },
+    payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, dates[0]!.timezone) },
   };
 }
 

@@ -21,6 +21,12 @@ async function remainingOf(deps: Deps, eventId: number): Promise<Remaining> {
   return (await stub.remaining()) ?? { event: null, types: {} };
 }
 
+/** What can still be bought of a type: the lower of its own and (for counted types) the event's; null: no limit. */
+function remainingOfType(remaining: Remaining, typeId: string, counted: boolean): number | null {
+  const limits = [remaining.types[typeId] ?? null, counted ? remaining.event : null].filter((n): n is number => n !== null);
+  return limits.length === 0 ? null : Math.max(0, Math.min(...limits));
+}
+
 function closedReason(event: EventRow, now: number, remaining: Remaining, typeIds: readonly string[]): ClosedReason | null {
   if (!isOnSale(event, now)) return event.startDate !== null && now < event.startDate ? "not_started" : "ended";
   if (remaining.event !== null && remaining.event <= 0) return "sold_out";
@@ -68,7 +74,7 @@ export async function orderForm(deps: Deps, event: EventRow) {
       volume_price: t.volumePrice.map((v) => ({ [String(v.count)]: centsToAmount(v.cents) })),
       minimum_to_order: t.minimumToOrder,
       maximum_to_order: t.maximumToOrder,
-      ...(t.showRemaining ? { remaining: Math.max(0, remaining.types[t.id] ?? remaining.event ?? 0) } : {}),
+      ...(t.showRemaining ? { remaining: remainingOfType(remaining, t.id, t.isCounted) } : {}),
     })),
     input_fields: fields
       .filter((f) => !f.isPersonalised)

@@ -96,6 +96,7 @@ export async function placeOrders(deps: Deps, drafts: readonly OrderDraft[], sta
     deductions: d.plan.deductions,
     expiresAt: final ? null : expiresAt,
     paymentGroup,
+    awaitsConfirmation: false,
     finalizeToken: final ? randomString(16) : "",
     createdAt: now,
     modifiedAt: now,

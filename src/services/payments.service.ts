@@ -100,23 +100,21 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
     return;
   }
   if (!(await finalizePaid(deps, order, paymentId, ["expired"]))) {
-    await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+    // Another notification finalised it meanwhile (our "hold" was the same reservation): its units stay taken.
+    const now = await deps.db.select({ status: orders.paymentStatus }).from(orders).where(eq(orders.id, order.id)).get();
+    if (!now || !isFinal(now.status)) await releaseStock(deps, order.uid, stockEventIds(order.deductions));
   }
 }
 
 /** Gives an open order's units back and marks it `to` (cancelled, failed, expired); false when it was not open. */
 async function closeOpenOrder(deps: Deps, order: OrderRow, to: "canceled" | "failed" | "expired", note?: string): Promise<boolean> {
-  const results = await deps.db.batch([
-    deps.db
-      .update(orders)
-      .set({ paymentStatus: to, expiresAt: null, modifiedAt: deps.now() })
-      .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "open")))
-      .returning({ id: orders.id }),
-    ...(note
-      ? [writeLogStatement(deps, { eventId: order.eventId, orderId: order.id, logType: "Payment", description: note }, sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND payment_status = ${to})`)]
-      : []),
-  ]);
-  if ((results[0] as { id: number }[]).length === 0) return false;
+  const closed = await deps.db
+    .update(orders)
+    .set({ paymentStatus: to, expiresAt: null, modifiedAt: deps.now() })
+    .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "open")))
+    .returning({ id: orders.id });
+  if (closed.length === 0) return false; // not open (any more): a repeated notice changes and logs nothing
+  if (note) await writeLog(deps, { eventId: order.eventId, orderId: order.id, logType: "Payment", description: note });
   await releaseStock(deps, order.uid, stockEventIds(order.deductions));
   return true;
 }
