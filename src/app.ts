@@ -7,6 +7,7 @@ import { shopFrontCors } from "./http/ordering-key";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
+import { confirmationsRoutes } from "./routes/confirmations.routes";
 import { customerOrdersRoutes } from "./routes/customer-orders.routes";
 import { emailListsRoutes } from "./routes/email-lists.routes";
 import { emailsRoutes } from "./routes/emails.routes";
@@ -33,6 +34,7 @@ export function buildApp() {
   app.use("*", bodyLimits);
 
   app.route(API_BASE, metaRoutes);
+  app.route(`${API_BASE}/orders/confirm`, confirmationsRoutes);
   app.route(`${API_BASE}/orders`, orderStatusRoutes);
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.

@@ -47,6 +47,8 @@ const schema = z.object({
     .optional()
     .transform((s) => (s ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
   PAYMENT_PROVIDER: z.enum(["test"]).default("test"),
+  RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
+  RECAPTCHA_SECRET: optionalSecret,
   CURRENCY: z
     .string()
     .default("EUR")
@@ -72,6 +74,8 @@ export interface Config {
   orderingKey: string | null;
   corsOrigins: readonly string[];
   paymentProvider: "test";
+  /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
+  captcha: { verifyUrl: string; secret: string };
   /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
@@ -111,6 +115,7 @@ export function loadConfig(env: Env): Config {
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
     paymentProvider: v.PAYMENT_PROVIDER,
+    captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
   };
   cache.set(env, config);
   return config;

@@ -23,6 +23,8 @@ export interface Env {
   ORDERING_KEY?: string;
   CORS_ORIGINS?: string;
   PAYMENT_PROVIDER?: string;
+  RECAPTCHA_VERIFY_URL?: string;
+  RECAPTCHA_SECRET?: string;
   EMAIL_PROVIDER?: string;
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;

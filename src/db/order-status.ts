@@ -8,3 +8,8 @@ export const LIVE_STATUSES = ["open", ...FINAL_STATUSES] as const;
 export function isFinal(status: string): boolean {
   return (FINAL_STATUSES as readonly string[]).includes(status);
 }
+
+/** An order is final when its status says so and it no longer waits for its customer's confirmation. */
+export function isFinalOrder(order: { paymentStatus: string; awaitsConfirmation: boolean }): boolean {
+  return isFinal(order.paymentStatus) && !order.awaitsConfirmation;
+}

@@ -10,6 +10,8 @@ import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-d
 import { placeOrders } from "./order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
 import { paymentProvider } from "./payment-providers";
+import { verifyCaptcha } from "./captcha";
+import { confirmationFor, whoMayOrder, type ClaimRow } from "./order-eligibility";
 import { formatDateTime } from "../lib/time";
 
 export interface CustomerOrderResult {
@@ -63,6 +65,7 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
   const event = await pathEvent(deps, eventId);
   const { name, email } = checkOrderer(input.name, input.email);
   if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
+  if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);
   const now = deps.now();
   checkSaleWindow(event, now);
   const dates = await chosenEvents(deps, event, input.event_ids);
@@ -78,15 +81,21 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
     const dateCounts = d.id === event.id ? counts : await countsFor(deps, d, byName);
     drafts.push(await draftOrder(deps, d, dateCounts, d.id === event.id ? sentFields : await fieldsByName(deps, event, d, sentFields), { final: false }));
   }
+  const claims = new Map<string, ClaimRow[]>();
+  for (const d of drafts) claims.set(d.uid, await whoMayOrder(deps, d, { name, email }));
   if (input.coupon) throw orderError("coupon_not_found", `Coupon code ${input.coupon} not found`);
 
   const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
+  const who = { name, email, ipAddress };
   if (total === 0) {
-    const placed = await placeOrders(deps, drafts.map(withTickets), "booked", { name, email, ipAddress }, null);
+    const confirmation = confirmationFor(dates[0]!, now);
+    const placed = confirmation
+      ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation })
+      : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims });
     return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null };
   }
   const expiresAt = now + deps.config.orderHoldMinutes * 60;
-  const placed = await placeOrders(deps, drafts, "open", { name, email, ipAddress }, expiresAt);
+  const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims });
   const first = placed[0]!;
   const provider = paymentProvider(deps);
   const checkout = await provider.startCheckout(deps, { uid: first.paymentGroup, totalCents: total, currency: first.currency, expiresAt });

@@ -18,6 +18,8 @@ export interface OrderDraft {
   lines: TicketLine[];
   priced: OrderLine[];
   fields: OrderFieldValue[];
+  /** Password answers by field name: checked, sent to an eligibility server, never stored. */
+  passwords: Map<string, string>;
   totals: OrderTotals;
   children: EventRow[];
   seeds: TicketSeed[];
@@ -85,7 +87,8 @@ export async function draftOrder(
   // Tickets exist once an order is final; an open order's come with its payment.
   const seeds = options.final ? ticketSeeds(event, lines.filter((l) => l.count > 0), children) : [];
   const plan = await planStock(deps, event, lines, seeds, children);
-  return { event, uid: newOrderUid(), lines, priced, fields: storedFields(answers), totals, children, seeds, plan };
+  const passwords = new Map(answers.filter((a) => a.field.type === "password" && a.value !== "").map((a) => [a.field.name, a.value]));
+  return { event, uid: newOrderUid(), lines, priced, fields: storedFields(answers), passwords, totals, children, seeds, plan };
 }
 
 /**

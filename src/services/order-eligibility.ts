@@ -137,3 +137,20 @@ export async function checkUserGroups(
   if (event.userGroups.group_type === 2) await checkRemote(deps, event, eligibilityBody(who.name, who.email, draft, passwords), tickets);
   return [];
 }
+
+/**
+ * The who-may-order rules of one drafted order, in the decided order (unique users, then user groups); answers
+ * the claims to write with it.
+ */
+export async function whoMayOrder(deps: Deps, draft: OrderDraft, who: { name: string; email: string }): Promise<ClaimRow[]> {
+  const emailKey = who.email.toLowerCase();
+  const unique = await checkUniqueUser(deps, draft.event, emailKey, draft.uid);
+  const groups = await checkUserGroups(deps, draft.event, who, draft, draft.passwords);
+  return [...unique, ...groups];
+}
+
+/** Confirmation emails (RSVP): the orders wait for their customer, deleted after `confirmation_timeout` minutes. */
+export function confirmationFor(event: EventRow, now: number): { deadline: number | null } | undefined {
+  if (!event.confirmationEmailsNeeded) return undefined;
+  return { deadline: event.confirmationTimeout > 0 ? now + event.confirmationTimeout * 60 : null };
+}

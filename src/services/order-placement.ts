@@ -1,11 +1,13 @@
 import { eq, sql, type SQL } from "drizzle-orm";
-import { orders, type StockDeduction } from "../db/schema";
+import { isCheckViolation, isUniqueViolation } from "../db/client";
+import { orderClaims, orders, type StockDeduction } from "../db/schema";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import type { OrderDraft } from "./order-drafts";
+import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
 import { confirmStock, holdStock, releaseStock, soldUpdates, type TicketSeed } from "./stock.service";
 import { orderTopic } from "./topics";
@@ -59,7 +61,21 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; ev
  * `sold` and email. The objects learn the orders' ids after the answer; an open order's take keeps its payment
  * deadline, at which the object asks for it to be expired.
  */
-export async function placeOrders(deps: Deps, drafts: readonly OrderDraft[], status: PlacedStatus, who: Orderer, expiresAt: number | null): Promise<OrderRow[]> {
+export interface PlacementOptions {
+  /** Claims of who-may-order rules per order uid, written in the batch (where their index and trigger decide). */
+  claims?: ReadonlyMap<string, readonly ClaimRow[]>;
+  /** Confirmation emails: the orders wait for their customer; `deadline` (epoch seconds) deletes them, null never. */
+  confirmation?: { deadline: number | null };
+}
+
+export async function placeOrders(
+  deps: Deps,
+  drafts: readonly OrderDraft[],
+  status: PlacedStatus,
+  who: Orderer,
+  expiresAt: number | null,
+  options: PlacementOptions = {},
+): Promise<OrderRow[]> {
   const ordered = [...drafts].sort((a, b) => a.event.id - b.event.id);
   const held: OrderDraft[] = [];
   const heldAt = Date.now();
@@ -73,7 +89,8 @@ export async function placeOrders(deps: Deps, drafts: readonly OrderDraft[], sta
     throw err;
   }
 
-  const final = status !== "open";
+  const awaiting = options.confirmation !== undefined;
+  const final = status !== "open" && !awaiting;
   const now = deps.now();
   const paymentGroup = ordered[0]!.uid;
   const rows: OrderRow[] = ordered.map((d) => ({
@@ -96,33 +113,47 @@ export async function placeOrders(deps: Deps, drafts: readonly OrderDraft[], sta
     deductions: d.plan.deductions,
     expiresAt: final ? null : expiresAt,
     paymentGroup,
-    awaitsConfirmation: false,
+    awaitsConfirmation: awaiting,
     finalizeToken: final ? randomString(16) : "",
     createdAt: now,
     modifiedAt: now,
   }));
   const finals = final ? rows.map((row, i) => finalStatements(deps, row, ordered[i]!.event, ordered[i]!.seeds, ordered[i]!.plan.deductions)) : [];
-  const emailStatements = finals.flatMap((f) => (f.email ? [f.email] : []));
+  // Waiting for confirmation: the booking email asks for it (carrying {%CONFIRM%}), whatever emails_needed says.
+  const confirmRequests = awaiting
+    ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm"), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
+    : [];
+  const emailStatements = [...finals.flatMap((f) => (f.email ? [f.email] : [])), ...confirmRequests];
+  const claimStatements = ordered.flatMap((d) => {
+    const claims = options.claims?.get(d.uid) ?? [];
+    return claims.length > 0 ? [deps.db.insert(orderClaims).values([...claims])] : [];
+  });
   let placed: OrderRow[];
   let emailIds: number[];
   try {
     if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the holds are too old to be written safely");
     const inserts = rows.map(({ id: _id, ...values }) => deps.db.insert(orders).values(values).returning());
-    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...finals.flatMap((f) => f.writes), ...emailStatements]);
+    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...finals.flatMap((f) => f.writes), ...emailStatements]);
     placed = results.slice(0, rows.length).map((r) => (r as OrderRow[])[0]!);
     emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
   } catch (err) {
     await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
+    // A claim refused in the batch: a parallel order by the same person got there first.
+    if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
+    if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());
     throw err;
   }
 
   if (final) {
     announceFinal(deps, placed.map((order, i) => ({ order, event: ordered[i]!.event, seeds: ordered[i]!.seeds })), emailIds);
   } else {
+    // Open orders keep their payment deadline in the objects; unconfirmed ones their confirmation timeout.
+    const deadline = awaiting ? options.confirmation!.deadline : expiresAt;
     for (const order of placed) {
       const info = { orderId: order.id, name: order.name, email: order.email };
-      deps.defer(confirmStock(deps, order.uid, order.deductions.map((d) => d.eventId), info, (expiresAt ?? now) * 1000));
+      deps.defer(confirmStock(deps, order.uid, order.deductions.map((d) => d.eventId), info, deadline === null ? null : deadline * 1000));
     }
+    deps.defer(enqueueEmails(deps, emailIds));
   }
   return placed;
 }

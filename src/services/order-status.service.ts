@@ -1,5 +1,5 @@
 import { count as countRows, eq } from "drizzle-orm";
-import { isFinal } from "../db/order-status";
+import { isFinalOrder } from "../db/order-status";
 import { orders, tickets } from "../db/schema";
 import { API_BASE } from "../http/context";
 import { invalidId } from "../http/errors";
@@ -20,7 +20,7 @@ export async function orderByCapability({ db }: Deps, id: number, uid: string): 
 /** `GET /orders/<order_id>/<uid>/status`, for the thank-you page. */
 export async function orderStatus(deps: Deps, order: OrderRow) {
   const issued = await deps.db.select({ n: countRows() }).from(tickets).where(eq(tickets.orderId, order.id)).get();
-  const ready = isFinal(order.paymentStatus) && (issued?.n ?? 0) > 0;
+  const ready = isFinalOrder(order) && (issued?.n ?? 0) > 0;
   return {
     payment_status: order.paymentStatus,
     tickets_ready: ready,

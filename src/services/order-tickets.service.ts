@@ -6,7 +6,7 @@ import type { ScanView, TicketRow } from "../schemas/order-tickets.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { log } from "../lib/log";
-import { isFinal } from "../db/order-status";
+import { isFinalOrder } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
 import { ticketSeeds } from "./order-drafts";
 import { insertTicketRows } from "./ticket-rows";
@@ -55,7 +55,7 @@ async function syncObjects(deps: Deps, order: OrderRow, rows: readonly { id: str
  * not final). The objects learn them before the answer, so they scan at once.
  */
 export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
-  if (!isFinal(order.paymentStatus)) throw orderError("order_not_final", `Order ${order.id} is not final (${order.paymentStatus}); it has no tickets to issue.`, 409);
+  if (!isFinalOrder(order)) throw orderError("order_not_final", `Order ${order.id} is not final (${order.paymentStatus}); it has no tickets to issue.`, 409);
   const existing = await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id)).limit(1).get();
   if (existing) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
   const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();

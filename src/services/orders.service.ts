@@ -1,6 +1,6 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
 import { inIds, inScope } from "../db/client";
-import { events, orders, tickets } from "../db/schema";
+import { events, orderClaims, orders, tickets } from "../db/schema";
 import { invalidId, invalidParams } from "../http/errors";
 import { pageWindow } from "../http/paging";
 import { centsToDecimal } from "../lib/money";
@@ -9,10 +9,11 @@ import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
-import { isFinal } from "../db/order-status";
+import { isFinalOrder } from "../db/order-status";
 import { orderTopic } from "./topics";
 import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "./order-rules";
 import { draftOrder } from "./order-drafts";
+import { confirmationFor, whoMayOrder } from "./order-eligibility";
 import { placeOrders } from "./order-placement";
 import { confirmStock, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
 
@@ -44,7 +45,9 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
   if (input.amount !== undefined && input.amount > draft.totals.listCents) {
     throw invalidParams({ amount: `must not be above the list price (${centsToDecimal(draft.totals.listCents)})` });
   }
-  const [order] = await placeOrders(deps, [draft], "dashboard", { name, email, ipAddress }, null);
+  const claims = new Map([[draft.uid, await whoMayOrder(deps, draft, { name, email })]]);
+  const confirmation = confirmationFor(event, deps.now());
+  const [order] = await placeOrders(deps, [draft], "dashboard", { name, email, ipAddress }, null, { claims, confirmation });
   return { order: order!, event };
 }
 
@@ -117,7 +120,7 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
  */
 export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> {
   const { db } = deps;
-  const final = isFinal(current.paymentStatus);
+  const final = isFinalOrder(current);
   // Everything in the batch is conditional on the order still existing, and the delete comes last: of two deletes
   // at once, the second finds nothing, changes nothing and answers 404.
   const stillThere = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${current.id})`;
@@ -138,6 +141,7 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
       : [];
   const results = await db.batch([
     db.delete(tickets).where(and(eq(tickets.orderId, current.id), stillThere)),
+    db.delete(orderClaims).where(and(eq(orderClaims.orderUid, current.uid), stillThere)),
     ...unrefunded,
     ...(final ? soldUpdates(deps, current.deductions, -1, stillThere) : []),
     db.delete(orders).where(eq(orders.id, current.id)).returning({ id: orders.id }),

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { isFinal } from "../db/order-status";
-import { events, orders } from "../db/schema";
+import { events, orderClaims, orders } from "../db/schema";
 import { invalidId } from "../http/errors";
 import { log } from "../lib/log";
 import { centsToDecimal } from "../lib/money";
@@ -114,6 +114,7 @@ async function closeOpenOrder(deps: Deps, order: OrderRow, to: "canceled" | "fai
     .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "open")))
     .returning({ id: orders.id });
   if (closed.length === 0) return false; // not open (any more): a repeated notice changes and logs nothing
+  await deps.db.delete(orderClaims).where(eq(orderClaims.orderUid, order.uid));
   if (note) await writeLog(deps, { eventId: order.eventId, orderId: order.id, logType: "Payment", description: note });
   await releaseStock(deps, order.uid, stockEventIds(order.deductions));
   return true;
@@ -153,6 +154,10 @@ export async function expireOrder(deps: Deps, uid: string, askingEventId: number
     return;
   }
   const info = { orderId: order.id, name: order.name, email: order.email };
+  if (order.awaitsConfirmation) {
+    await expireUnconfirmed(deps, order, asking);
+    return;
+  }
   if (order.paymentStatus === "open") {
     const due = (order.expiresAt ?? 0) <= deps.now();
     if (!due) {
@@ -171,4 +176,25 @@ export async function expireOrder(deps: Deps, uid: string, askingEventId: number
     return;
   }
   await releaseStock(deps, uid, asking.length > 0 ? asking : stockEventIds(order.deductions));
+}
+
+/** An order still waiting for its customer past `confirmation_timeout`: deleted, its stock released, nothing sent. */
+async function expireUnconfirmed(deps: Deps, order: OrderRow, asking: number[]): Promise<void> {
+  const event = await eventOf(deps, order.eventId);
+  const minutes = event?.confirmationTimeout ?? 0;
+  const info = { orderId: order.id, name: order.name, email: order.email };
+  if (minutes === 0 || order.createdAt + minutes * 60 > deps.now()) {
+    // Not due (the timeout was raised or switched off meanwhile): the object waits again, or for good.
+    const deadline = minutes === 0 ? null : (order.createdAt + minutes * 60) * 1000;
+    await Promise.all(asking.map((id) => deps.eventObjects.get(id).confirm(order.uid, info, deadline)));
+    return;
+  }
+  const removed = await deps.db.batch([
+    deps.db.delete(orderClaims).where(eq(orderClaims.orderUid, order.uid)),
+    deps.db
+      .delete(orders)
+      .where(and(eq(orders.id, order.id), eq(orders.awaitsConfirmation, true)))
+      .returning({ id: orders.id }),
+  ]);
+  if (removed[1].length > 0) await releaseStock(deps, order.uid, stockEventIds(order.deductions));
 }
