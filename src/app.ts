@@ -19,6 +19,7 @@ import { orderTicketsRoutes } from "./routes/order-tickets.routes";
 import { ordersRoutes } from "./routes/orders.routes";
 import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
+import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./routes/test-payments.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
 import { usersRoutes } from "./routes/users.routes";
@@ -37,6 +38,7 @@ export function buildApp() {
   app.route(`${API_BASE}/orders/confirm`, confirmationsRoutes);
   app.route(`${API_BASE}/orders`, orderStatusRoutes);
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
+  app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);

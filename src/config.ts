@@ -46,7 +46,10 @@ const schema = z.object({
     .string()
     .optional()
     .transform((s) => (s ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
-  PAYMENT_PROVIDER: z.enum(["test"]).default("test"),
+  PAYMENT_PROVIDER: z.enum(["test", "stripe"]).default("test"),
+  STRIPE_API_URL: z.string().default("https://api.stripe.com"),
+  STRIPE_SECRET_KEY: optionalSecret,
+  STRIPE_WEBHOOK_SECRET: optionalSecret,
   RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
   RECAPTCHA_SECRET: optionalSecret,
   CURRENCY: z
@@ -73,7 +76,8 @@ export interface Config {
   /** The publishable key a browser shop front sends instead of the API key (order form and customer orders only). */
   orderingKey: string | null;
   corsOrigins: readonly string[];
-  paymentProvider: "test";
+  paymentProvider: "test" | "stripe";
+  stripe: { apiUrl: string; secretKey: string; webhookSecret: string };
   /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
   captcha: { verifyUrl: string; secret: string };
   /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
@@ -95,6 +99,10 @@ export function loadConfig(env: Env): Config {
   if (hit) return hit;
   const parsed = schema
     .refine((v) => v.EMAIL_PROVIDER !== "resend" || v.EMAIL_API_KEY !== undefined, { path: ["EMAIL_API_KEY"], message: "is required for the resend provider" })
+    .refine((v) => v.PAYMENT_PROVIDER !== "stripe" || (v.STRIPE_SECRET_KEY !== undefined && v.STRIPE_WEBHOOK_SECRET !== undefined), {
+      path: ["STRIPE_SECRET_KEY"],
+      message: "and STRIPE_WEBHOOK_SECRET are required for the stripe provider",
+    })
     .safeParse(env);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.path.join(".")));
   const v = parsed.data;
@@ -115,6 +123,7 @@ export function loadConfig(env: Env): Config {
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
     paymentProvider: v.PAYMENT_PROVIDER,
+    stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
   };
   cache.set(env, config);

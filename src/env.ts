@@ -24,6 +24,9 @@ export interface Env {
   CORS_ORIGINS?: string;
   PAYMENT_PROVIDER?: string;
   RECAPTCHA_VERIFY_URL?: string;
+  STRIPE_API_URL?: string;
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
   RECAPTCHA_SECRET?: string;
   EMAIL_PROVIDER?: string;
   EMAIL_API_URL?: string;

@@ -1,7 +1,7 @@
 import { and, asc, eq, or } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders } from "../db/schema";
-import { invalidId } from "../http/errors";
+import { ApiError, invalidId } from "../http/errors";
 import type { EventRow } from "../schemas/events.schema";
 import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
 import type { OrderRow } from "../schemas/orders.schema";
@@ -9,7 +9,8 @@ import type { Deps } from "./deps";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
 import { placeOrders } from "./order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
-import { paymentProvider } from "./payment-providers";
+import { providerForEvent } from "./payment-providers";
+import { completePayment } from "./payments.service";
 import { verifyCaptcha } from "./captcha";
 import { confirmationFor, whoMayOrder, type ClaimRow } from "./order-eligibility";
 import { formatDateTime } from "../lib/time";
@@ -97,8 +98,22 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
   const expiresAt = now + deps.config.orderHoldMinutes * 60;
   const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims });
   const first = placed[0]!;
-  const provider = paymentProvider(deps);
-  const checkout = await provider.startCheckout(deps, { uid: first.paymentGroup, totalCents: total, currency: first.currency, expiresAt });
+  const provider = providerForEvent(deps, dates[0]!);
+  let checkout: { checkoutUrl: string; paymentId: string };
+  try {
+    checkout = await provider.startCheckout(deps, {
+      uid: first.paymentGroup,
+      orderId: first.id,
+      totalCents: total,
+      currency: first.currency,
+      expiresAt,
+      description: dates.map((d) => d.eventName).join(", ").slice(0, 200),
+    });
+  } catch (err) {
+    // No checkout, no order: the orders are cancelled and their stock given back.
+    await completePayment(deps, first.paymentGroup, { status: "failed", message: String(err instanceof Error ? err.message : err) });
+    throw new ApiError(502, "order_payment_unavailable", "The payment provider could not start a checkout; please try again.");
+  }
   await deps.db.update(orders).set({ paymentId: checkout.paymentId }).where(eq(orders.paymentGroup, first.paymentGroup));
   return {
     order: { ...first, paymentId: checkout.paymentId },

@@ -1,14 +1,27 @@
 import { API_BASE } from "../http/context";
 import type { Deps } from "./deps";
+import { stripeProvider } from "./stripe";
 
 /**
  * How customers pay (decisions.md 5.3). A provider starts a checkout for the orders paid together, can expire it,
  * and refunds. Whatever the provider, completion arrives through `completePayment` (payments.service.ts), the
  * same path a real provider's webhook takes.
  */
+export interface CheckoutGroup {
+  /** The payment group's uid (the first order's uid). */
+  uid: string;
+  /** The first order's id, for the status address a customer returns to. */
+  orderId: number;
+  totalCents: number;
+  currency: string;
+  /** Our payment deadline, epoch seconds. */
+  expiresAt: number;
+  description: string;
+}
+
 export interface PaymentProvider {
   readonly name: string;
-  startCheckout(deps: Deps, group: { uid: string; totalCents: number; currency: string; expiresAt: number }): Promise<{ checkoutUrl: string; paymentId: string }>;
+  startCheckout(deps: Deps, group: CheckoutGroup): Promise<{ checkoutUrl: string; paymentId: string }>;
   expireCheckout(deps: Deps, paymentId: string): Promise<void>;
   refund(deps: Deps, paymentId: string, amountCents: number): Promise<{ ok: true } | { ok: false; message: string }>;
 }
@@ -28,6 +41,12 @@ export const testProvider: PaymentProvider = {
   },
 };
 
-export function paymentProvider(_deps: Deps): PaymentProvider {
-  return testProvider;
+/** The provider a new checkout uses: the test provider when the event asks for test payments or none is set. */
+export function providerForEvent(deps: Deps, event: { testPaymentsNeeded: boolean }): PaymentProvider {
+  return event.testPaymentsNeeded || deps.config.paymentProvider === "test" ? testProvider : stripeProvider;
+}
+
+/** The provider a payment went through, told by its id (`test_...` for the test provider). */
+export function providerOfPayment(paymentId: string): PaymentProvider {
+  return paymentId.startsWith("test_") ? testProvider : stripeProvider;
 }

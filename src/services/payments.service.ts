@@ -11,7 +11,7 @@ import type { Deps } from "./deps";
 import { writeLog, writeLogStatement } from "./logs.service";
 import { seedsForOrder } from "./order-drafts";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-placement";
-import { paymentProvider } from "./payment-providers";
+import { providerOfPayment } from "./payment-providers";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
 
 export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };
@@ -76,8 +76,7 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
   try {
     await holdStock(deps, order.uid, plan);
   } catch {
-    const provider = paymentProvider(deps);
-    const refund = await provider.refund(deps, paymentId, order.totalCents);
+    const refund = await providerOfPayment(paymentId).refund(deps, paymentId, order.totalCents);
     const amount = `${centsToDecimal(order.totalCents)} ${order.currency}`;
     if (!refund.ok) {
       await writeLog(deps, {
@@ -165,7 +164,7 @@ export async function expireOrder(deps: Deps, uid: string, askingEventId: number
       return;
     }
     if (await closeOpenOrder(deps, order, "expired")) {
-      await paymentProvider(deps)
+      await providerOfPayment(order.paymentId)
         .expireCheckout(deps, order.paymentId)
         .catch((err: unknown) => log("warn", "checkout expiry at the provider failed", { order_id: order.id, error: String(err) }));
     }
