@@ -13,6 +13,28 @@ const EXPIRY_RETRY_MS = 60_000;
 
 export type ReserveResult = { ok: true } | { ok: false; failure: ledger.ReserveFailure };
 
+interface LiveOrder {
+  id: number;
+  uid: string;
+  payment_status: string;
+  name: string;
+  email: string;
+  expires_at: number | null;
+  awaits_confirmation: number;
+  created_at: number;
+  confirmation_timeout: number | null;
+}
+
+/**
+ * The deadline a take keeps when the alarm (not the Worker's confirm) settles a hold: an open order's payment
+ * deadline, an unconfirmed booking's timeout, none for a final order.
+ */
+function takeDeadline(o: LiveOrder): number | null {
+  if (o.payment_status === "open") return (o.expires_at ?? 0) * 1000;
+  if (o.awaits_confirmation && (o.confirmation_timeout ?? 0) > 0) return (o.created_at + (o.confirmation_timeout ?? 0) * 60) * 1000;
+  return null;
+}
+
 /**
  * One object per event (`event:<id>`): the authority on that event's remaining stock and holds, and on which
  * tickets are valid there, serialising every decision about them. Its alarm is the event's clock: a hold whose
@@ -133,17 +155,20 @@ export class EventObject extends DurableObject<Env> {
     const uids = ledger.expiredHolds(this.sql, now);
     if (uids.length > 0) {
       const { results } = await this.env.DB.prepare(
-        `SELECT id, uid, payment_status, name, email FROM orders WHERE uid IN (SELECT value FROM json_each(?))`,
+        `SELECT o.id, o.uid, o.payment_status, o.name, o.email, o.expires_at, o.awaits_confirmation, o.created_at,
+                e.confirmation_timeout
+         FROM orders AS o LEFT JOIN events AS e ON e.id = o.event_id
+         WHERE o.uid IN (SELECT value FROM json_each(?))`,
       )
         .bind(JSON.stringify(uids))
-        .all<{ id: number; uid: string; payment_status: string; name: string; email: string }>();
+        .all<LiveOrder>();
       const orders = new Map(results.map((r) => [r.uid, r]));
       this.ctx.storage.transactionSync(() => {
         for (const uid of uids) {
           const order = orders.get(uid);
           // Live statuses keep their units; any other status (or no order at all) gives them back.
           if (order && (LIVE_STATUSES as readonly string[]).includes(order.payment_status)) {
-            ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email });
+            ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email }, takeDeadline(order));
           } else {
             ledger.release(this.sql, uid);
           }

@@ -1,7 +1,7 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
-import { inIds, inScope } from "../db/client";
+import { inIds, inScope, isUniqueViolation } from "../db/client";
 import { events, orderClaims, orders, tickets } from "../db/schema";
-import { invalidId, invalidParams } from "../http/errors";
+import { conflict, invalidId, invalidParams } from "../http/errors";
 import { pageWindow } from "../http/paging";
 import { centsToDecimal } from "../lib/money";
 import type { EventRow } from "../schemas/events.schema";
@@ -93,18 +93,29 @@ export interface OrderContactChanges {
 
 /** Only `custom_status`, `name` and `email` change; the event objects' tickets learn the new name and email. */
 export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderContactChanges): Promise<OrderRow> {
-  const updated = await deps.db
-    .update(orders)
-    .set({
-      customStatus: changes.customStatus ?? current.customStatus,
-      name: changes.name ?? current.name,
-      email: changes.email ?? current.email,
-      emailKey: (changes.email ?? current.email).toLowerCase(),
-      modifiedAt: deps.now(),
-    })
-    .where(eq(orders.id, current.id))
-    .returning()
-    .get();
+  const emailKey = (changes.email ?? current.email).toLowerCase();
+  let rows: OrderRow[];
+  try {
+    // The order's who-may-order claims follow its email, in the same batch (a taken email refuses the change).
+    [rows] = await deps.db.batch([
+      deps.db
+        .update(orders)
+        .set({
+          customStatus: changes.customStatus ?? current.customStatus,
+          name: changes.name ?? current.name,
+          email: changes.email ?? current.email,
+          emailKey,
+          modifiedAt: deps.now(),
+        })
+        .where(eq(orders.id, current.id))
+        .returning(),
+      deps.db.update(orderClaims).set({ emailKey }).where(eq(orderClaims.orderUid, current.uid)),
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("Another live order of that email already holds this event (unique users).", "order_already_ordered");
+    throw err;
+  }
+  const updated = rows[0];
   if (!updated) throw invalidId("order");
   const event = await deps.db.select().from(events).where(eq(events.id, updated.eventId)).get();
   orderTopic(deps, "order.updated", updated, event);

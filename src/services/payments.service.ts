@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { isCheckViolation } from "../db/client";
 import { isFinal } from "../db/order-status";
 import { events, orderClaims, orders } from "../db/schema";
 import { invalidId } from "../http/errors";
@@ -10,6 +11,7 @@ import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { writeLog, writeLogStatement } from "./logs.service";
 import { seedsForOrder } from "./order-drafts";
+import { uniqueScope } from "./order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-placement";
 import { providerOfPayment } from "./payment-providers";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
@@ -98,6 +100,7 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
     ]);
     return;
   }
+  await reclaim(deps, order);
   if (!(await finalizePaid(deps, order, paymentId, ["expired"]))) {
     // Another notification finalised it meanwhile (our "hold" was the same reservation): its units stay taken.
     const now = await deps.db.select({ status: orders.paymentStatus }).from(orders).where(eq(orders.id, order.id)).get();
@@ -196,4 +199,24 @@ async function expireUnconfirmed(deps: Deps, order: OrderRow, asking: number[]):
       .returning({ id: orders.id }),
   ]);
   if (removed[1].length > 0) await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+}
+
+/**
+ * A late payment makes an expired order live again, so it counts for unique users and email-list caps again
+ * (decisions.md 13). Its claims come back where they still fit: the money is already paid, so a claim that no
+ * longer fits (the email ordered again meanwhile, or used the cap) is logged rather than refused.
+ */
+async function reclaim(deps: Deps, order: OrderRow): Promise<void> {
+  const event = await eventOf(deps, order.eventId);
+  if (!event) return;
+  const unique = uniqueScope(event).map((eventId) => ({ kind: "unique" as const, eventId, emailKey: order.emailKey, orderUid: order.uid, units: 0 }));
+  if (unique.length > 0) await deps.db.insert(orderClaims).values(unique).onConflictDoNothing();
+  if (event.userGroupsNeeded && event.userGroups.group_type === 1) {
+    try {
+      await deps.db.insert(orderClaims).values({ kind: "cap", eventId: event.id, emailKey: order.emailKey, orderUid: order.uid, units: order.numTickets });
+    } catch (err) {
+      if (!isCheckViolation(err, "order_claims.cap")) throw err;
+      await writeLog(deps, { eventId: event.id, orderId: order.id, logType: "Payment", description: `Late payment of order ${order.id} passes the email list's cap for ${order.email}.` });
+    }
+  }
 }

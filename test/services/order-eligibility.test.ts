@@ -224,19 +224,32 @@ describe("unique users: one live order per email", () => {
     expect((await claimsOf(a.event.id)).filter((c) => c.kind === "unique").map((c) => c.orderUid)).toEqual([fourth.uid]);
   });
 
-  it("a paid order keeps the email taken; an order that expired and was then paid late takes it again", async () => {
-    const s = await shop({ event: { unique_users_needed: true }, types: [{ name: "Regular", price: 10, stock_control: true, stock: 5 }] });
+  it("a paid order keeps the email taken", async () => {
+    const s = await shop({ event: { unique_users_needed: true } });
     const paid = await place(s, [1], { email: "ida@example.com" });
     await decide(paid.payment.checkout_url, "pay");
     expect((await db.select().from(orders).where(eq(orders.id, paid.id)).get())?.paymentStatus).toBe("paid");
-    await expectRefused(s, body(s, [1], { email: "ida@example.com" }), "order_already_ordered", ALREADY);
+    await expectRefused(s, body(s, [1], { email: "IDA@example.com" }), "order_already_ordered", ALREADY);
+  });
 
+  it("an order that expired and was then paid late is live again and takes the email again", async () => {
+    const s = await shop({ event: { unique_users_needed: true }, types: [{ name: "Regular", price: 10, stock_control: true, stock: 5 }] });
     // decisions.md 13: paid orders count. A late payment makes the expired order paid (and live) again.
     const late = await place(s, [1], { email: "jan@example.com" });
     await expire(late, s.event.id);
     await decide(late.payment.checkout_url, "pay");
     expect((await db.select().from(orders).where(eq(orders.id, late.id)).get())?.paymentStatus).toBe("paid");
     await expectRefused(s, body(s, [1], { email: "JAN@example.com" }), "order_already_ordered", ALREADY);
+  });
+
+  it("follows an order whose email an administrator changed: the new address has an order, the old one none", async () => {
+    const s = await shop({ event: { unique_users_needed: true } });
+    const order = await place(s, [1], { email: "old@example.com" });
+    await expectJson(call("PUT", `/admin/orders/${order.id}`, { body: { email: "New@Example.com" } }), 200);
+    expect((await db.select().from(orders).where(eq(orders.id, order.id)).get())?.emailKey).toBe("new@example.com");
+    // decisions.md 13: the orders that count are the live orders by that (lowercased) email.
+    await expectRefused(s, body(s, [1], { email: "new@example.com" }), "order_already_ordered", ALREADY);
+    expect((await place(s, [1], { email: "old@example.com" })).email).toBe("old@example.com");
   });
 
   it("dashboard orders obey it too, in both directions", async () => {
@@ -351,6 +364,15 @@ describe("user groups: the email list (group_type 1)", () => {
     await expectJson(call("DELETE", `/admin/orders/${c.id}`), 200);
 
     expect((await place(s, [2])).num_tickets).toBe(2);
+  });
+
+  it("an order that expired and was then paid late counts against the cap again", async () => {
+    const s = await listed("Ann,ann@example.com,2\n");
+    const late = await place(s, [2]);
+    await expire(late, s.event.id);
+    await decide(late.payment.checkout_url, "pay");
+    expect((await db.select().from(orders).where(eq(orders.id, late.id)).get())?.paymentStatus).toBe("paid");
+    await expectRefused(s, body(s, [1]), "order_max_tickets", "You can book a maximum of 0 tickets");
   });
 
   it("dashboard orders are held to the list too", async () => {
@@ -477,6 +499,15 @@ describe("user groups: the REST check (group_type 2)", () => {
     expect(await receivedBy(name)).toHaveLength(0);
     const err = await expectError(post(s.event.id, body(s, [2])), 409, "order_stock_unavailable");
     expect(err.message).toBe("Not enough stock available for ticket-type: Regular (1)");
+    expect(await receivedBy(name)).toHaveLength(1);
+  });
+
+  it("comes after unique users: a repeat order is refused without asking the server", async () => {
+    const name = unique("elig-unique");
+    const s = await checked(name, { body: '{"count": 5}' }, { event: { unique_users_needed: true } });
+    await place(s, [1], { email: "pat@example.com" });
+    expect(await receivedBy(name)).toHaveLength(1);
+    await expectRefused(s, body(s, [1], { email: "Pat@example.com" }), "order_already_ordered", ALREADY);
     expect(await receivedBy(name)).toHaveLength(1);
   });
 

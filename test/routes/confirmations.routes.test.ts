@@ -1,0 +1,381 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { asc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { emails, orderClaims, orders, tickets } from "../../src/db/schema";
+import { eventObject } from "../../src/durable-objects/event.client";
+import type { EventObject } from "../../src/durable-objects/event.do";
+import { depsFromEnv } from "../../src/services/deps";
+import { expireOrder } from "../../src/services/payments.service";
+import { BASE, call, expectError, expectJson, unique } from "../helpers/api";
+import { createEvent, createTicketType, db } from "../helpers/catalogue";
+import { programStub, receivedBy, stubUrl, waitForRequests } from "../helpers/stubs";
+
+/**
+ * RSVP events (confirmation_emails_needed; ticketing-api.md states table; decisions.md 5.7, 12 and 13 "Flows"): a
+ * free order is booked awaiting its customer, who confirms through the emailed link
+ * `GET /orders/confirm/<uid>` (no key); only then is it final (tickets, `sold`, the confirmation email,
+ * `order.created`). Unconfirmed orders are deleted after `confirmation_timeout` minutes (0: never).
+ */
+
+type Json = Record<string, any>;
+
+interface Rsvp {
+  event: Json;
+  type: Json;
+}
+
+const CONFIRMED_SUBJECT = "You are on the list";
+
+/** An RSVP event with one free ticket type (stock 10) and a 30-minute confirmation timeout, unless told otherwise. */
+async function rsvp(event: Json = {}, type: Json = {}): Promise<Rsvp> {
+  const created = await createEvent({
+    event_name: unique("RSVP "),
+    confirmation_emails_needed: true,
+    confirmation_timeout: 30,
+    email_confirmation: {
+      subject: CONFIRMED_SUBJECT,
+      body: '<p>Thanks {%NAME%}, see you there.</p><p><a href="%7B%25DOWNLOAD-TICKETS%25%7D">Your tickets</a></p>',
+      redirect: "https://shop.example/confirmed",
+    },
+    ...event,
+  });
+  const made = await createTicketType(created.id, { name: "Guest", price: 0, stock_control: true, stock: 10, ...type });
+  return { event: created, type: made };
+}
+
+const post = (r: Rsvp, extra: Json = {}, count = 1) =>
+  call("POST", `/events/${r.event.id}/orders`, { auth: null, body: { name: "Ann Smith", email: "ann@example.com", tickets: [{ [r.type.id]: count }], ...extra } });
+
+const book = async (r: Rsvp, extra: Json = {}, count = 1): Promise<Json> => expectJson(post(r, extra, count), 201);
+
+const confirmUrl = (uid: string) => `${BASE}/orders/confirm/${uid}`;
+
+/** What the customer's browser does with the link: a plain GET, no key, no credentials, redirects not followed. */
+const click = (url: string, headers: Record<string, string> = {}) => exports.default.fetch(new Request(url, { redirect: "manual", headers }));
+
+const orderRow = (id: number) => db.select().from(orders).where(eq(orders.id, id)).get();
+const ticketsOf = (orderId: number) => db.select().from(tickets).where(eq(tickets.orderId, orderId));
+const emailsOf = (orderId: number) => db.select().from(emails).where(eq(emails.orderId, orderId)).orderBy(asc(emails.id));
+const reservations = async (eventId: number) => (await eventObject(env, eventId).snapshot()).reservations;
+const remaining = async (r: Rsvp) => (await eventObject(env, r.event.id).remaining())?.types[r.type.id];
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+async function soldOf(r: Rsvp): Promise<{ event: number; type: number }> {
+  const event = await expectJson(call("GET", `/admin/events/${r.event.id}`), 200);
+  const types = await expectJson<Json[]>(call("GET", `/admin/events/${r.event.id}/ticket-types`), 200);
+  return { event: event.sold, type: types.find((t) => t.id === r.type.id)!.sold };
+}
+
+/** Polls until the order's reservation in the event object satisfies `done`. */
+async function reservationWhen(eventId: number, uid: string, done: (r: Json | undefined) => boolean) {
+  for (let i = 0; i < 100; i++) {
+    const r = (await reservations(eventId)).find((x) => x.uid === uid);
+    if (done(r)) return r;
+    await sleep(30);
+  }
+  return (await reservations(eventId)).find((x) => x.uid === uid);
+}
+
+/** A webhook of `topic` posting to the stub `name`, switched on. */
+async function hook(name: string, topic: string): Promise<void> {
+  await programStub(name);
+  const created = await expectJson(call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: "s3cret", topic } }), 201);
+  await expectJson(call("PUT", `/admin/webhooks/${created.id}`, { body: { enabled: true } }), 200);
+}
+
+describe("booking on an RSVP event", () => {
+  it("is booked awaiting confirmation: no tickets, nothing sold, units held, one email carrying the confirm link", async () => {
+    const r = await rsvp({
+      emails_needed: true,
+      email: { subject: "Please confirm your booking", body: '<p>Dear {%NAME%}, please <a href="%7B%25CONFIRM%25%7D">confirm</a>: {%CONFIRM%}</p>' },
+    });
+    const res = await post(r, {}, 2);
+    const order = await expectJson(res, 201);
+    expect(res.headers.get("Location")).toBe(`${BASE}/orders/${order.id}/${order.uid}/status`);
+    expect(order).toMatchObject({ payment_status: "booked", payment: null, payment_id: "", total: 0, num_tickets: 2, group_orders: [order.id] });
+
+    const row = (await orderRow(order.id))!;
+    expect(row.awaitsConfirmation).toBe(true);
+    expect(row.paymentStatus).toBe("booked");
+    expect(await ticketsOf(order.id)).toEqual([]);
+    expect(await soldOf(r)).toEqual({ event: 0, type: 0 });
+    expect(await remaining(r)).toBe(8);
+    // Taken until the confirmation timeout, 30 minutes after the booking.
+    const taken = await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
+    expect(taken).toMatchObject({ state: "taken", deadline: (row.createdAt + 30 * 60) * 1000 });
+    const status = await expectJson(call("GET", `/orders/${order.id}/${order.uid}/status`, { key: null, auth: null }), 200);
+    expect(status).toStrictEqual({ payment_status: "booked", tickets_ready: false, download_url: "" });
+
+    const mails = await emailsOf(order.id);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.to).toBe("ann@example.com");
+    expect(mails[0]!.subject).toBe("Please confirm your booking");
+    expect(mails[0]!.body).toContain(`href="${confirmUrl(order.uid)}"`);
+    expect(mails[0]!.body).toContain(`: ${confirmUrl(order.uid)}`);
+    expect(mails[0]!.body).toContain("Dear Ann Smith");
+  });
+
+  it("sends the confirm request even without emails_needed, with the default body holding the link", async () => {
+    const r = await rsvp();
+    const order = await book(r);
+    const mails = await emailsOf(order.id);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.body).toContain(confirmUrl(order.uid));
+  });
+
+  it("a paid ticket type on an RSVP event is paid as usual (open, with a checkout), not held for confirmation", async () => {
+    const r = await rsvp({}, { price: 5 });
+    const order = await book(r);
+    expect(order.payment_status).toBe("open");
+    expect(order.payment.checkout_url).toBe(`${BASE}/pay/test/${order.uid}`);
+  });
+});
+
+describe("GET /orders/confirm/<uid>", () => {
+  it("confirms: 302 to the confirmation redirect; booked - confirmed, tickets, sold, the confirmation email, order.created", async () => {
+    const name = unique("rsvp-created");
+    await hook(name, "order.created");
+    const r = await rsvp({ webhooks_needed: true, emails_needed: true, email: { subject: "Confirm please", body: "<p>{%CONFIRM%}</p>" } });
+    const order = await book(r, {}, 2);
+    await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
+    // Not final yet: order.created has not fired.
+    await sleep(300);
+    expect((await receivedBy(name)).filter((q) => JSON.parse(q.body).id === order.id)).toEqual([]);
+
+    const res = await click(confirmUrl(order.uid));
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("https://shop.example/confirmed");
+
+    const row = (await orderRow(order.id))!;
+    expect(row.paymentStatus).toBe("booked - confirmed");
+    expect(row.awaitsConfirmation).toBe(false);
+    const issued = await ticketsOf(order.id);
+    expect(issued).toHaveLength(2);
+    expect(await soldOf(r)).toEqual({ event: 2, type: 2 });
+    expect(await remaining(r)).toBe(8);
+    expect((await expectJson(call("GET", `/admin/orders/${order.id}`), 200)).payment_status).toBe("booked - confirmed");
+    const status = await expectJson(call("GET", `/orders/${order.id}/${order.uid}/status`, { key: null, auth: null }), 200);
+    expect(status).toStrictEqual({ payment_status: "booked - confirmed", tickets_ready: true, download_url: `${BASE}/tickets/${order.uid}` });
+    // The object now holds the units for good.
+    expect(await reservationWhen(r.event.id, order.uid, (x) => x?.deadline === null)).toMatchObject({ state: "taken", deadline: null });
+
+    const mails = await emailsOf(order.id);
+    expect(mails).toHaveLength(2);
+    expect(mails[0]!.subject).toBe("Confirm please");
+    expect(mails[1]!.subject).toBe(CONFIRMED_SUBJECT);
+    expect(mails[1]!.to).toBe("ann@example.com");
+    expect(mails[1]!.body).toContain("Thanks Ann Smith");
+    expect(mails[1]!.body).toContain(`${BASE}/tickets/${order.uid}`);
+    expect(mails[1]!.body).not.toContain(confirmUrl(order.uid));
+
+    const got = await waitForRequests(name, 1);
+    const created = got.filter((q) => JSON.parse(q.body).id === order.id);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.headers["x-evt-webhook-topic"]).toBe("order.created");
+    expect(JSON.parse(created[0]!.body)).toMatchObject({ id: order.id, uid: order.uid, payment_status: "booked - confirmed", num_tickets: 2 });
+
+    // A second click changes nothing.
+    const again = await click(confirmUrl(order.uid));
+    expect(again.status).toBe(302);
+    expect(again.headers.get("Location")).toBe("https://shop.example/confirmed");
+    expect((await ticketsOf(order.id)).map((t) => t.id).sort()).toEqual(issued.map((t) => t.id).sort());
+    expect(await soldOf(r)).toEqual({ event: 2, type: 2 });
+    expect(await emailsOf(order.id)).toHaveLength(2);
+    expect((await orderRow(order.id))!.paymentStatus).toBe("booked - confirmed");
+    await sleep(500);
+    expect((await receivedBy(name)).filter((q) => JSON.parse(q.body).id === order.id)).toHaveLength(1);
+  });
+
+  it("needs no key, and checks none sent", async () => {
+    const r = await rsvp();
+    const a = await book(r);
+    expect((await click(confirmUrl(a.uid), { "X-EVT-API-KEY": "wrong" })).status).toBe(302);
+    expect((await orderRow(a.id))!.paymentStatus).toBe("booked - confirmed");
+  });
+
+  it("redirects to the order's status route when email_confirmation.redirect is empty", async () => {
+    const r = await rsvp({ email_confirmation: { subject: CONFIRMED_SUBJECT, body: "", redirect: "" } });
+    const order = await book(r);
+    const res = await click(confirmUrl(order.uid));
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`${BASE}/orders/${order.id}/${order.uid}/status`);
+    // The default confirmation body carries the download link.
+    const mails = await emailsOf(order.id);
+    expect(mails.map((m) => m.subject)[1]).toBe(CONFIRMED_SUBJECT);
+    expect(mails[1]!.body).toContain(`${BASE}/tickets/${order.uid}`);
+  });
+
+  it("ten clicks at once confirm once: one set of tickets, one confirmation email, sold counted once", async () => {
+    const r = await rsvp();
+    const order = await book(r, {}, 3);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => click(confirmUrl(order.uid))));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(302));
+    expect(await ticketsOf(order.id)).toHaveLength(3);
+    expect(await soldOf(r)).toEqual({ event: 3, type: 3 });
+    expect((await emailsOf(order.id)).map((m) => m.subject)).toHaveLength(2);
+  });
+
+  it("an unknown or malformed uid is 404 rest_order_invalid_id", async () => {
+    const r = await rsvp();
+    const order = await book(r);
+    await expectError(click(confirmUrl("A".repeat(40))), 404, "rest_order_invalid_id");
+    await expectError(click(confirmUrl(`${order.uid.slice(0, 39)}x`)), 404, "rest_order_invalid_id");
+    await expectError(click(confirmUrl("short")), 404, "rest_order_invalid_id");
+    expect((await orderRow(order.id))!.awaitsConfirmation).toBe(true);
+  });
+
+  it("dashboard orders on an RSVP event wait too and become dashboard - confirmed", async () => {
+    const r = await rsvp({ add_dashboard_orders_needed: true }, { price: 20 });
+    const placed = await expectJson(
+      call("POST", "/admin/orders", { body: { event_id: r.event.id, name: "Staff Guest", email: "staff@example.com", tickets: [{ [r.type.id]: 2 }] } }),
+      201,
+    );
+    expect(placed.payment_status).toBe("dashboard");
+    expect((await orderRow(placed.id))!.awaitsConfirmation).toBe(true);
+    expect(await ticketsOf(placed.id)).toEqual([]);
+    expect(await soldOf(r)).toEqual({ event: 0, type: 0 });
+    const mails = await emailsOf(placed.id);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.body).toContain(confirmUrl(placed.uid));
+
+    expect((await click(confirmUrl(placed.uid))).status).toBe(302);
+    expect((await orderRow(placed.id))!.paymentStatus).toBe("dashboard - confirmed");
+    expect(await ticketsOf(placed.id)).toHaveLength(2);
+    expect(await soldOf(r)).toEqual({ event: 2, type: 2 });
+  });
+
+  it("an unconfirmed booking counts for unique users; confirming keeps it counted", async () => {
+    const r = await rsvp({ unique_users_needed: true });
+    const order = await book(r);
+    const err = await expectError(post(r, { email: "ANN@example.com" }), 400, "order_already_ordered");
+    expect(err.message).toBe("You already have a booking/order");
+    await click(confirmUrl(order.uid));
+    await expectError(post(r), 400, "order_already_ordered");
+  });
+});
+
+describe("the confirmation timeout", () => {
+  /** The booking's 30 minutes are over: in D1 and in the object's copy of the deadline. */
+  async function pastTimeout(r: Rsvp, order: Json) {
+    await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken" && x.deadline !== null);
+    await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 }).where(eq(orders.id, order.id));
+    await runInDurableObject(eventObject(env, r.event.id), (_i: EventObject, state) => {
+      state.storage.sql.exec(`UPDATE reservations SET deadline = ? WHERE uid = ?`, Date.now() - 1_000, order.uid);
+    });
+  }
+
+  it("the object's alarm deletes an unconfirmed order past its timeout: stock back, nothing sent, nothing fired", async () => {
+    const created = unique("rsvp-tc");
+    const deleted = unique("rsvp-td");
+    await hook(created, "order.created");
+    await hook(deleted, "order.deleted");
+    const r = await rsvp({ webhooks_needed: true, unique_users_needed: true });
+    const order = await book(r, {}, 2);
+    const other = await book(r, { email: "bob@example.com" }, 1);
+    expect(await remaining(r)).toBe(7);
+    await reservationWhen(r.event.id, other.uid, (x) => x?.state === "taken");
+    await pastTimeout(r, order);
+
+    expect(await runDurableObjectAlarm(eventObject(env, r.event.id))).toBe(true);
+    let row = await orderRow(order.id);
+    for (let i = 0; i < 150 && row; i++) {
+      await sleep(100);
+      row = await orderRow(order.id);
+    }
+    expect(row, "the unconfirmed order is deleted").toBeUndefined();
+    expect(await ticketsOf(order.id)).toEqual([]);
+    expect(await db.select().from(orderClaims).where(eq(orderClaims.orderUid, order.uid))).toEqual([]);
+    expect(await remaining(r)).toBe(9);
+    expect((await reservations(r.event.id)).map((x) => x.uid)).toEqual([other.uid]);
+    expect(await soldOf(r)).toEqual({ event: 0, type: 0 });
+    expect(await emailsOf(order.id)).toHaveLength(1);
+    await sleep(500);
+    expect(await receivedBy(created)).toEqual([]);
+    expect(await receivedBy(deleted)).toEqual([]);
+
+    // The link is dead, the other booking untouched, and the email may book again.
+    await expectError(click(confirmUrl(order.uid)), 404, "rest_order_invalid_id");
+    expect((await orderRow(other.id))!.awaitsConfirmation).toBe(true);
+    expect((await book(r)).payment_status).toBe("booked");
+  });
+
+  it("expireOrder: not yet due keeps the order; past the timeout deletes it and releases its stock", async () => {
+    const r = await rsvp();
+    const order = await book(r, {}, 4);
+    await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
+    const createdAt = (await orderRow(order.id))!.createdAt;
+
+    await expireOrder(depsFromEnv(env), order.uid, r.event.id);
+    expect((await orderRow(order.id))!.awaitsConfirmation).toBe(true);
+    expect(await remaining(r)).toBe(6);
+    expect((await reservations(r.event.id)).find((x) => x.uid === order.uid)).toMatchObject({ state: "taken", deadline: (createdAt + 30 * 60) * 1000 });
+
+    await db.update(orders).set({ createdAt: createdAt - 31 * 60 }).where(eq(orders.id, order.id));
+    await expireOrder(depsFromEnv(env), order.uid, r.event.id);
+    expect(await orderRow(order.id)).toBeUndefined();
+    expect(await remaining(r)).toBe(10);
+    expect(await emailsOf(order.id)).toHaveLength(1);
+  });
+
+  it("when the object never heard that the booking reached D1, its alarm still deletes the booking at the timeout", async () => {
+    // docs/stock.md "Crash points": after the D1 batch, before confirm, the alarm finds the order in D1 and takes the
+    // units. An unconfirmed booking's units are taken only until its confirmation timeout (decisions.md 13).
+    const r = await rsvp();
+    const order = await book(r, {}, 2);
+    await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
+    await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 }).where(eq(orders.id, order.id));
+    // As if the confirm after the batch was lost: the reservation is still a hold, and its hold deadline has passed.
+    await runInDurableObject(eventObject(env, r.event.id), (_i: EventObject, state) => {
+      state.storage.sql.exec(`UPDATE reservations SET state = 'held', deadline = ? WHERE uid = ?`, Date.now() - 1_000, order.uid);
+    });
+    const stub = eventObject(env, r.event.id);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const after = (await reservations(r.event.id)).find((x) => x.uid === order.uid);
+    expect(after?.state).toBe("taken");
+    expect(after?.deadline, "the confirmation timeout is still watched").not.toBeNull();
+
+    // Whatever deadline it kept has passed (the booking is 31 minutes old): the next alarm hands it to the Worker.
+    await runInDurableObject(stub, (_i: EventObject, state) => {
+      state.storage.sql.exec(`UPDATE reservations SET deadline = ? WHERE uid = ? AND deadline IS NOT NULL`, Date.now() - 1_000, order.uid);
+    });
+    await runDurableObjectAlarm(stub);
+    let row = await orderRow(order.id);
+    for (let i = 0; i < 100 && row; i++) {
+      await sleep(100);
+      row = await orderRow(order.id);
+    }
+    expect(row, "the unconfirmed order is deleted").toBeUndefined();
+    expect(await remaining(r)).toBe(10);
+  });
+
+  it("a confirmed order is never deleted at the timeout", async () => {
+    const r = await rsvp();
+    const order = await book(r);
+    await pastTimeout(r, order);
+    expect((await click(confirmUrl(order.uid))).status).toBe(302);
+    await expireOrder(depsFromEnv(env), order.uid, r.event.id);
+    expect((await orderRow(order.id))!.paymentStatus).toBe("booked - confirmed");
+    expect(await ticketsOf(order.id)).toHaveLength(1);
+    expect(await remaining(r)).toBe(9);
+  });
+
+  it("with confirmation_timeout 0 an unconfirmed order is never deleted and can still be confirmed", async () => {
+    const r = await rsvp({ confirmation_timeout: 0 });
+    const order = await book(r);
+    const taken = await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
+    expect(taken).toMatchObject({ state: "taken", deadline: null });
+
+    await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 365 * 24 * 3600 }).where(eq(orders.id, order.id));
+    await runDurableObjectAlarm(eventObject(env, r.event.id));
+    await expireOrder(depsFromEnv(env), order.uid, r.event.id);
+    await sleep(300);
+    expect((await orderRow(order.id))!.awaitsConfirmation).toBe(true);
+    expect(await remaining(r)).toBe(9);
+    expect((await reservations(r.event.id)).find((x) => x.uid === order.uid)).toMatchObject({ state: "taken", deadline: null });
+
+    expect((await click(confirmUrl(order.uid))).status).toBe(302);
+    expect((await orderRow(order.id))!.paymentStatus).toBe("booked - confirmed");
+    expect(await ticketsOf(order.id)).toHaveLength(1);
+  });
+});
