@@ -1,4 +1,5 @@
-import { sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { getTableColumns, is, SQL, sql, type AnyColumn } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -33,4 +34,22 @@ export function inIds(column: AnyColumn | SQL, ids: readonly number[]): SQL {
 /** Rows of events within the user's scope: no condition for "all". */
 export function inScope(column: AnyColumn, scope: "all" | readonly number[]): SQL | undefined {
   return scope === "all" ? undefined : inIds(column, scope);
+}
+
+/**
+ * `INSERT ... SELECT <values> WHERE <onlyIf>`: a row written only while `onlyIf` holds, as one statement for a
+ * batch (the row rides on the batch's own decision, e.g. an order still existing or a finalise token being ours).
+ * Columns not given take their declared default; an autoincrement key is left to the database.
+ */
+export function insertIf<T extends SQLiteTable>(db: Db, table: T, values: Partial<T["$inferInsert"]>, onlyIf: SQL) {
+  const selected: Record<string, SQL.Aliased> = {}; // values may be SQL themselves (e.g. a subquery for an id)
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const given = (values as Record<string, unknown>)[key];
+    const fallback = column.hasDefault && column.default !== undefined ? column.default : null;
+    const chosen = given !== undefined ? given : fallback;
+    const value = chosen === null ? null : is(chosen, SQL) ? chosen : column.mapToDriverValue(chosen);
+    selected[key] = sql`${value}`.as(column.name);
+  }
+  // The select's shape is the table's by construction; drizzle cannot see that through the loop.
+  return db.insert(table).select(db.select(selected).from(sql`(SELECT 1)`).where(onlyIf) as never);
 }

@@ -1,5 +1,5 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
-import { inIds } from "../db/client";
+import { inIds, insertIf } from "../db/client";
 import { emails } from "../db/schema";
 import { API_BASE } from "../http/context";
 import { pageWindow } from "../http/paging";
@@ -90,31 +90,7 @@ export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: O
 export function outboxStatement(deps: Deps, row: ReturnType<typeof orderEmail>, orderId: number | SQL, onlyIf?: SQL) {
   const { db } = deps;
   if (!onlyIf) return db.insert(emails).values({ ...row, orderId }).returning({ id: emails.id });
-  return db
-    .insert(emails)
-    .select(
-      db
-        .select({
-          id: sql`NULL`.as("id"),
-          to: sql`${row.to}`.as("to"),
-          bcc: sql`${row.bcc}`.as("bcc"),
-          fromName: sql`${row.fromName}`.as("from_name"),
-          fromEmail: sql`${row.fromEmail}`.as("from_email"),
-          subject: sql`${row.subject}`.as("subject"),
-          body: sql`${row.body}`.as("body"),
-          status: sql`'queued'`.as("status"),
-          attempts: sql`0`.as("attempts"),
-          lastError: sql`''`.as("last_error"),
-          eventId: sql`${row.eventId}`.as("event_id"),
-          orderId: sql`${orderId}`.as("order_id"),
-          createdAt: sql`${row.createdAt}`.as("created_at"),
-          dueAt: sql`${row.dueAt}`.as("due_at"),
-          sentAt: sql`NULL`.as("sent_at"),
-        })
-        .from(sql`(SELECT 1)`)
-        .where(onlyIf),
-    )
-    .returning({ id: emails.id });
+  return insertIf(db, emails, { ...row, orderId: orderId as number }, onlyIf).returning({ id: emails.id });
 }
 
 /** After the batch: one queue message per new outbox row. */

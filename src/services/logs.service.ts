@@ -1,5 +1,5 @@
-import { count as countRows, desc, eq, lt, sql, type SQL } from "drizzle-orm";
-import { inScope } from "../db/client";
+import { count as countRows, desc, eq, lt, type SQL } from "drizzle-orm";
+import { inScope, insertIf } from "../db/client";
 import { logs, orders } from "../db/schema";
 import { forbidden, invalidId } from "../http/errors";
 import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "./authority";
@@ -31,20 +31,7 @@ export function writeLogStatement({ db, now }: Deps, entry: NewLogEntry, onlyIf?
     description: entry.description,
     createdAt: now(),
   };
-  if (!onlyIf) return db.insert(logs).values(values);
-  return db.insert(logs).select(
-    db
-      .select({
-        id: sql`NULL`.as("id"),
-        eventId: sql`${values.eventId}`.as("event_id"),
-        orderId: sql`${values.orderId}`.as("order_id"),
-        createdAt: sql`${values.createdAt}`.as("created_at"),
-        logType: sql`${values.logType}`.as("log_type"),
-        description: sql`${values.description}`.as("description"),
-      })
-      .from(sql`(SELECT 1)`)
-      .where(onlyIf),
-  );
+  return onlyIf ? insertIf(db, logs, values, onlyIf) : db.insert(logs).values(values);
 }
 
 /** Retention: entries older than LOG_RETENTION_DAYS go. Returns how many were deleted. */

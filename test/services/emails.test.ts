@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { emails, logs } from "../../src/db/schema";
 import { sendEmail } from "../../src/queues/emails.consumer";
@@ -412,7 +412,7 @@ describe("a queue batch of email.send messages", () => {
     expect(recipients.sort()).toEqual(["first@example.com", "first@example.com", "second@example.com", "third@example.com"]);
   });
 
-  it("a malformed email.send message goes back to the queue instead of being acked as done", async () => {
+  it("a malformed email.send message is logged and dropped (retrying cannot make it readable); the others are sent", async () => {
     await programStub("resend-malformed", { status: 200, body: RESEND_OK });
     const row = await outboxRow();
     const batch = createMessageBatch<unknown>("ticketing-jobs", [
@@ -422,9 +422,12 @@ describe("a queue batch of email.send messages", () => {
     const { queue } = recordingQueue();
     await consumeJobs(batch, resendEnv("resend-malformed"), { "email.send": (deps, e, m) => sendEmail({ ...deps, jobs: queue }, e, m) });
     const result = await getQueueResult(batch, createExecutionContext());
-    expect(result.explicitAcks).toEqual(["good-mail"]);
-    expect(result.retryMessages).toEqual([{ msgId: "bad-mail" }]);
+    expect(result.explicitAcks.sort()).toEqual(["bad-mail", "good-mail"]);
+    expect(result.retryMessages).toEqual([]);
     expect(await rowOf(row.id)).toMatchObject({ status: "sent", attempts: 1 });
     expect(await receivedBy("resend-malformed")).toHaveLength(1);
+    const [entry] = await db.select().from(logs).where(like(logs.description, "%bad-mail%"));
+    expect(entry).toMatchObject({ logType: "Queue" });
+    expect(entry!.description).toContain('malformed "email.send"');
   });
 });
