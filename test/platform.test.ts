@@ -19,7 +19,7 @@ async function logsWhere(text: string) {
 
 describe("the event Durable Object", () => {
   it("is reachable per event through its typed client, with its SQLite schema in place", async () => {
-    const stub = eventObject(env, 41);
+    const stub = eventObject(env, 900_000_041);
     expect(await stub.configVersion()).toBe(0);
     await runInDurableObject(stub, (instance: EventObject, state) => {
       const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray();
