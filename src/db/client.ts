@@ -1,4 +1,4 @@
-import { getTableColumns, is, SQL, sql, type AnyColumn } from "drizzle-orm";
+import { Column, getTableColumns, is, SQL, sql, type AnyColumn } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
@@ -37,19 +37,27 @@ export function inScope(column: AnyColumn, scope: "all" | readonly number[]): SQ
 }
 
 /**
- * `INSERT ... SELECT <values> WHERE <onlyIf>`: a row written only while `onlyIf` holds, as one statement for a
- * batch (the row rides on the batch's own decision, e.g. an order still existing or a finalise token being ours).
- * Columns not given take their declared default; an autoincrement key is left to the database.
+ * `INSERT INTO <table> SELECT <values> FROM <source> WHERE <where>`: values may be SQL over the source's columns
+ * (e.g. `value ->> 0` of a json_each). Columns not given take their declared default (an autoincrement key is left
+ * to the database), in the table's own order, as drizzle's insert-select requires.
  */
-export function insertIf<T extends SQLiteTable>(db: Db, table: T, values: Partial<T["$inferInsert"]>, onlyIf: SQL) {
+export function insertFrom<T extends SQLiteTable>(db: Db, table: T, values: Partial<Record<keyof T["$inferInsert"], unknown>>, source: SQL, where?: SQL) {
   const selected: Record<string, SQL.Aliased> = {}; // values may be SQL themselves (e.g. a subquery for an id)
   for (const [key, column] of Object.entries(getTableColumns(table))) {
     const given = (values as Record<string, unknown>)[key];
     const fallback = column.hasDefault && column.default !== undefined ? column.default : null;
     const chosen = given !== undefined ? given : fallback;
-    const value = chosen === null ? null : is(chosen, SQL) ? chosen : column.mapToDriverValue(chosen);
+    const value = chosen === null ? null : is(chosen, SQL) || is(chosen, Column) ? chosen : column.mapToDriverValue(chosen);
     selected[key] = sql`${value}`.as(column.name);
   }
   // The select's shape is the table's by construction; drizzle cannot see that through the loop.
-  return db.insert(table).select(db.select(selected).from(sql`(SELECT 1)`).where(onlyIf) as never);
+  return db.insert(table).select(db.select(selected).from(source).where(where) as never);
+}
+
+/**
+ * One row written only while `onlyIf` holds, as one statement for a batch (the row rides on the batch's own
+ * decision, e.g. an order still existing or a finalise token being ours).
+ */
+export function insertIf<T extends SQLiteTable>(db: Db, table: T, values: Partial<T["$inferInsert"]>, onlyIf: SQL) {
+  return insertFrom(db, table, values, sql`(SELECT 1)`, onlyIf);
 }

@@ -307,6 +307,9 @@ export const tickets = sqliteTable(
     ticketTypeId: text("ticket_type_id").notNull(),
     // The type's name as shown on the ticket (a passe-partout's child tickets show the passe-partout type).
     ticketTypeName: text("ticket_type_name").notNull().default(""),
+    // Values of the personalised input fields, by field id; saved once (personalised_at set).
+    personalisation: text("personalisation", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+    personalisedAt: integer("personalised_at"),
     createdAt: integer("created_at").notNull().default(0),
   },
   (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { insertFrom } from "../db/client";
 import { applicationPasswords, users } from "../db/schema";
 import { secretsEqual } from "../lib/crypto";
 import { hashApplicationPassword, normaliseSentPassword } from "./application-passwords";
@@ -44,21 +45,13 @@ async function bootstrapAdministrator(deps: Deps, sentUsername: string, sentPass
       .insert(users)
       .values({ username: admin.username, email: admin.email, role: "administrator", authorisedEvents: [], createdAt })
       .onConflictDoNothing(),
-    db
-      .insert(applicationPasswords)
-      .select(
-        db
-          .select({
-            id: sql`NULL`.as("id"),
-            userId: users.id,
-            name: sql`'bootstrap'`.as("name"),
-            passwordHash: sql`${passwordHash}`.as("password_hash"),
-            createdAt: sql`${createdAt}`.as("created_at"),
-          })
-          .from(users)
-          .where(and(sql`lower(${users.username}) = lower(${admin.username})`, eq(users.role, "administrator"))),
-      )
-      .onConflictDoNothing(),
+    insertFrom(
+      db,
+      applicationPasswords,
+      { userId: users.id, name: "bootstrap", passwordHash, createdAt },
+      sql`${users}`,
+      and(sql`lower(${users.username}) = lower(${admin.username})`, eq(users.role, "administrator")),
+    ).onConflictDoNothing(),
   ]);
   return true;
 }

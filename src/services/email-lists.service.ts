@@ -1,5 +1,5 @@
 import { count as countRows, eq, sql } from "drizzle-orm";
-import { inScope } from "../db/client";
+import { inScope, insertFrom } from "../db/client";
 import { emailListEntries } from "../db/schema";
 import { invalidId, invalidParams } from "../http/errors";
 import { eventScope, type AuthUser } from "./authority";
@@ -40,25 +40,18 @@ export async function getEmailList(deps: Deps, eventId: number): Promise<EmailLi
 function upsertChunk(deps: Deps, eventId: number, entries: EmailListEntry[]) {
   const { db } = deps;
   const json = JSON.stringify(entries.map((e) => [e.emailKey, e.email, e.name, e.maxTickets]));
-  const rows = db
-    .select({
-      id: sql`NULL`.as("id"),
-      eventId: sql`${eventId}`.as("event_id"),
-      emailKey: sql`value ->> 0`.as("email_key"),
-      email: sql`value ->> 1`.as("email"),
-      name: sql`value ->> 2`.as("name"),
-      maxTickets: sql`value ->> 3`.as("max_tickets"),
-    })
-    .from(sql`json_each(${json})`)
-    .where(sql`true`); // SQLite needs a WHERE before an upsert's ON CONFLICT when rows come from a SELECT
+  const rows = insertFrom(
+    db,
+    emailListEntries,
+    { eventId, emailKey: sql`value ->> 0`, email: sql`value ->> 1`, name: sql`value ->> 2`, maxTickets: sql`value ->> 3` },
+    sql`json_each(${json})`,
+    sql`true`, // SQLite needs a WHERE before an upsert's ON CONFLICT when rows come from a SELECT
+  );
   // A repeated address keeps its entry (and id) and takes the new row's name and cap.
-  return db
-    .insert(emailListEntries)
-    .select(rows)
-    .onConflictDoUpdate({
-      target: [emailListEntries.eventId, emailListEntries.emailKey],
-      set: { email: sql`excluded.email`, name: sql`excluded.name`, maxTickets: sql`excluded.max_tickets` },
-    });
+  return rows.onConflictDoUpdate({
+    target: [emailListEntries.eventId, emailListEntries.emailKey],
+    set: { email: sql`excluded.email`, name: sql`excluded.name`, maxTickets: sql`excluded.max_tickets` },
+  });
 }
 
 /**

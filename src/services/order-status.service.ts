@@ -6,6 +6,7 @@ import { invalidId } from "../http/errors";
 import { secretsEqual } from "../lib/crypto";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
+import { allPersonalised } from "./personalisation.service";
 
 /**
  * The order named by id and uid together (a public capability): anything else, including a wrong uid, is the same
@@ -20,7 +21,7 @@ export async function orderByCapability({ db }: Deps, id: number, uid: string): 
 /** `GET /orders/<order_id>/<uid>/status`, for the thank-you page. */
 export async function orderStatus(deps: Deps, order: OrderRow) {
   const issued = await deps.db.select({ n: countRows() }).from(tickets).where(eq(tickets.orderId, order.id)).get();
-  const ready = isFinalOrder(order) && (issued?.n ?? 0) > 0;
+  const ready = isFinalOrder(order) && (issued?.n ?? 0) > 0 && (await allPersonalised(deps, order));
   return {
     payment_status: order.paymentStatus,
     tickets_ready: ready,

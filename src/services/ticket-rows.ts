@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { tickets } from "../db/schema";
+import { insertFrom } from "../db/client";
 import type { Deps } from "./deps";
 import type { TicketSeed } from "./stock.service";
 
@@ -9,18 +10,18 @@ import type { TicketSeed } from "./stock.service";
  */
 export function insertTicketRows(deps: Deps, uid: string, seeds: readonly TicketSeed[], onlyIf?: SQL) {
   const json = JSON.stringify(seeds.map((s) => [s.id, s.eventId, s.typeId, s.typeName]));
-  const now = deps.now();
-  return deps.db.insert(tickets).select(
-    deps.db
-      .select({
-        id: sql`value ->> 0`.as("id"),
-        orderId: sql`(SELECT id FROM orders WHERE uid = ${uid})`.as("order_id"),
-        eventId: sql`value ->> 1`.as("event_id"),
-        ticketTypeId: sql`value ->> 2`.as("ticket_type_id"),
-        ticketTypeName: sql`value ->> 3`.as("ticket_type_name"),
-        createdAt: sql`${now}`.as("created_at"),
-      })
-      .from(sql`json_each(${json})`)
-      .where(onlyIf),
+  return insertFrom(
+    deps.db,
+    tickets,
+    {
+      id: sql`value ->> 0`,
+      orderId: sql`(SELECT id FROM orders WHERE uid = ${uid})`,
+      eventId: sql`value ->> 1`,
+      ticketTypeId: sql`value ->> 2`,
+      ticketTypeName: sql`value ->> 3`,
+      createdAt: deps.now(),
+    },
+    sql`json_each(${json})`,
+    onlyIf,
   );
 }
