@@ -25,6 +25,13 @@ export default defineConfig(async () => {
     test: {
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/stubs/global-setup.ts"],
+      // One runtime for all files, one file at a time: starting a runtime per file cost more than the tests
+      // themselves (about 8 minutes against 4). Storage is therefore shared by all files: every test creates its own
+      // events, users and orders and never assumes an empty table.
+      isolate: false,
+      fileParallelism: false,
+      // The concurrency tests fire a hundred requests at once; on a busy two-core machine that may take a while.
+      testTimeout: 30_000,
       // Access-log lines would drown the report; warnings and errors still show.
       onConsoleLog: (line: string) => !line.includes('"msg":"request"'),
     },
