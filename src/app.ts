@@ -22,6 +22,7 @@ import { personalisationRoutes } from "./routes/personalisation.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./routes/test-payments.routes";
+import { ticketDownloadsRoutes } from "./routes/ticket-downloads.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
 import { usersRoutes } from "./routes/users.routes";
 import { webhooksRoutes } from "./routes/webhooks.routes";
@@ -40,6 +41,7 @@ export function buildApp() {
   app.route(`${API_BASE}/orders`, orderStatusRoutes);
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
   app.route(`${API_BASE}/tickets`, personalisationRoutes);
+  app.route(`${API_BASE}/tickets`, ticketDownloadsRoutes);
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);

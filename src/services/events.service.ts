@@ -24,6 +24,7 @@ import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from ".
 import type { Deps } from "./deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
+import { purgeEventPdfs } from "./ticket-pdfs.service";
 import { eventTopic } from "./topics";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
@@ -307,6 +308,7 @@ export async function updateEvent(deps: Deps, user: AuthUser, current: EventRow,
   if (!updated[0]) throw invalidId("event"); // deleted meanwhile
   await pushEventConfig(deps, current.id);
   eventTopic(deps, "event.updated", updated[0]);
+  purgeEventPdfs(deps, current.id);
   return updated[0];
 }
 

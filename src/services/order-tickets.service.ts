@@ -9,6 +9,7 @@ import { log } from "../lib/log";
 import { isFinalOrder } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
 import { ticketSeeds } from "./order-drafts";
+import { purgeOrderPdf } from "./ticket-pdfs.service";
 import { insertTicketRows } from "./ticket-rows";
 import { passePartoutChildren, stockEventIds } from "./stock.service";
 
@@ -81,11 +82,13 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
   if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
   const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: s.typeName }));
   await syncObjects(deps, order, rows, ticketEventIds(order, children.map((c) => c.id)));
+  purgeOrderPdf(deps, order);
 }
 
 /** `DELETE /admin/tickets/<order_id>`: the tickets are gone and no longer scan anywhere. `sold` is unchanged. */
 export async function deleteTickets(deps: Deps, order: OrderRow): Promise<void> {
   const removed = await deps.db.delete(tickets).where(eq(tickets.orderId, order.id)).returning({ eventId: tickets.eventId });
   await syncObjects(deps, order, [], ticketEventIds(order, removed.map((r) => r.eventId)));
+  purgeOrderPdf(deps, order);
 }
 

@@ -10,6 +10,7 @@ import { layoutProblem, parseNameList, personaliseProblem } from "./catalogue-na
 import type { Deps } from "./deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
+import { purgeEventPdfs } from "./ticket-pdfs.service";
 
 /** Catalogue ids: `v` and 5 lowercase hex, unique within the event. */
 export function newCatalogueId(): string {
@@ -163,6 +164,7 @@ export async function updateTicketType(deps: Deps, user: AuthUser, current: Tick
     ]);
     if (!rows[0]) throw invalidId("ticket_type");
     await pushEventConfig(deps, current.eventId);
+    purgeEventPdfs(deps, current.eventId);
     return rows[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw NAME_TAKEN(values.name);
