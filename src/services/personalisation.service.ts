@@ -54,12 +54,12 @@ export function presentPersonalisation(needs: readonly TicketNeeds[]) {
       ticket_id: n.ticket.id,
       ticket_type: n.ticket.ticketTypeName,
       personalised: isPersonalised(n),
+      // Password fields are never personalised (input-field rules), so every value here may be shown.
       fields: n.fields.map((f) => ({
         id: f.id,
         name: f.name,
         type: f.type,
-        // Password answers are never stored, so never shown.
-        value: f.type === "password" ? "" : (n.ticket.personalisation[f.id] ?? (n.ticket.personalisedAt === null ? f.value : "")),
+        value: n.ticket.personalisation[f.id] ?? (n.ticket.personalisedAt === null ? f.value : ""),
         required: f.isRequired,
       })),
     })),
@@ -86,7 +86,7 @@ export async function personalise(deps: Deps, order: OrderRow, input: Personalis
       n.fields.map((f) => ({ ...f, isPersonalised: false })),
       new Map(Object.entries(fields)),
     );
-    const values = Object.fromEntries(answers.filter((a) => a.field.type !== "password").map((a) => [a.field.id, a.value]));
+    const values = Object.fromEntries(answers.map((a) => [a.field.id, a.value]));
     updates.push(
       deps.db
         .update(tickets)
