@@ -113,9 +113,11 @@ export async function ticketPdf(deps: Deps, order: OrderRow): Promise<TicketPdf>
     await deps.files.put(key, bytes, "application/pdf");
     result = { body: bytes, order, cached: false };
   }
-  const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
+  // Everything for `tickets.downloaded` is read after the answer: a cached download costs the order lookup and one
+  // R2 read on its way out.
   deps.defer(
     (async () => {
+      const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
       const qrcodes = (await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id))).map((t) => t.id);
       const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event)), downloaded_at: formatDateTime(deps.now(), event?.timezone ?? deps.config.timezone), qrcodes };
       fireTopicLater(deps, "tickets.downloaded", { eventId: order.eventId, payload, source: `${deps.origin}${API_BASE}` });
