@@ -10,6 +10,7 @@ import { depsFromEnv } from "../../src/services/deps";
 import { expireOrder } from "../../src/services/payments.service";
 import { BASE, call, expectError, expectJson, request, unique } from "../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../helpers/catalogue";
+import { wallClockAt } from "../helpers/wall-clock";
 
 /**
  * The customer's side of ordering (decisions.md 5.1, 5.3-5.5, 12 and 13 "Orders" and "Flows"):
@@ -132,18 +133,7 @@ async function expectRefused(s: Shop, body: unknown, httpStatus: number, code: s
 
 /** Wall clock of an instant in a zone, computed independently of src/lib/time.ts. */
 function wallClock(epochMs: number, timeZone = "Europe/Amsterdam"): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(epochMs));
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  return wallClockAt(epochMs, timeZone);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

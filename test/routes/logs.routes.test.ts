@@ -8,6 +8,7 @@ import { depsFromEnv } from "../../src/services/deps";
 import { writeLog } from "../../src/services/logs.service";
 import { BASE, call, createUser, expectError, expectJson, unique } from "../helpers/api";
 import { createEvent, db, insertOrder } from "../helpers/catalogue";
+import { wallClockAt } from "../helpers/wall-clock";
 
 const LOG_FIELDS = ["_links", "created_at", "description", "event_id", "id", "log_type", "order_id"];
 const DAY = 86_400;
@@ -16,18 +17,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The wire date-time of an instant in the service zone, computed independently of src/lib/time.ts. */
 function amsterdam(epochSeconds: number): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone: "Europe/Amsterdam",
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(epochSeconds * 1000));
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  return wallClockAt(epochSeconds * 1000);
 }
 
 /** A log row with a chosen `created_at`; returns its id. */

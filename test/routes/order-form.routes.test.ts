@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { call, expectError, expectJson, request, unique } from "../helpers/api";
 import { createEvent, createInputField, createTicketType } from "../helpers/catalogue";
+import { wallClockAt } from "../helpers/wall-clock";
 
 /**
  * `GET /events/<event_id>/order-form` (decisions.md 5.1, 12, 13 "Orders"): what a shop front needs to render the
@@ -36,18 +37,7 @@ const readForm = (eventId: number) => expectJson(form(eventId), 200);
 
 /** A wire date-time `minutes` from now in the service zone of the tests (Europe/Amsterdam). */
 function wireIn(minutes: number, timeZone = "Europe/Amsterdam"): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(Date.now() + minutes * 60_000));
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  return wallClockAt(Date.now() + minutes * 60_000, timeZone);
 }
 
 /** Calls the worker with some settings changed, as another deployment would be configured. */

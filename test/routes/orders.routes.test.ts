@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { logs, orders, tickets } from "../../src/db/schema";
 import { BASE, call, createUser, expectError, expectJson, unique, type Credentials } from "../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../helpers/catalogue";
+import { wallClockAt } from "../helpers/wall-clock";
 
 /**
  * `/admin/orders` (spec: Orders; decisions.md 5.2-5.5, 12 and 13 "Orders"). Storage is shared by the tests of this
@@ -81,18 +82,7 @@ async function soldOf(s: Setup): Promise<{ event: number; types: number[] }> {
 
 /** Wall clock of an instant in a zone, computed independently of src/lib/time.ts. */
 function wallClock(epochMs: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(epochMs));
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  return wallClockAt(epochMs, timeZone);
 }
 
 const ids = (list: Json[]) => list.map((o) => o.id);

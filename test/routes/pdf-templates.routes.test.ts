@@ -6,6 +6,7 @@ import { pdfTemplates } from "../../src/db/schema";
 import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique, type Credentials } from "../helpers/api";
 import { createEvent, createTicketType, db } from "../helpers/catalogue";
 import { encryptPdf, makePdf, upload, type UploadOptions } from "../helpers/uploads";
+import { wallClockAt } from "../helpers/wall-clock";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers local to this file
@@ -87,21 +88,7 @@ async function expectServed(url: string, bytes: Uint8Array, auth?: Credentials) 
 
 /** `YYYY-MM-DD HH:MM:SS` of now in a time zone. */
 function wallNow(timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    })
-      .formatToParts(new Date())
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+  return wallClockAt(Date.now(), timeZone);
 }
 
 const wallMs = (s: string) => Date.parse(`${s.replace(" ", "T")}Z`);

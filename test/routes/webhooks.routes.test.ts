@@ -6,6 +6,7 @@ import { BASE, call, createUser, expectError, expectJson, unique } from "../help
 import { createEvent, db } from "../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../helpers/orders";
 import { programStub, receivedBy, stubUrl, waitForRequests, type StubRequest } from "../helpers/stubs";
+import { wallClockAt } from "../helpers/wall-clock";
 
 /**
  * `/admin/webhooks` (spec: Webhook, Webhooks, Events; decisions.md 3, 8, 12, 13). Storage is shared by the tests of
@@ -49,18 +50,7 @@ afterEach(async () => {
 
 /** Wall time of `epochSeconds` in the test time zone (vitest.config.ts: Europe/Amsterdam), `YYYY-MM-DD HH:MM:SS`. */
 function amsterdam(epochSeconds: number): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone: "Europe/Amsterdam",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(new Date(epochSeconds * 1000));
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  return wallClockAt(epochSeconds * 1000);
 }
 
 /** What a consumer would do: base64 of HMAC-SHA256 over the received body, keyed with the shared secret. */
