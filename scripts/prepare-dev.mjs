@@ -1,4 +1,5 @@
-// Runs before `wrangler dev`: creates .dev.vars from the example on a fresh clone and applies local D1 migrations.
+// Runs before `wrangler dev`: creates .dev.vars from the example on a fresh clone, applies local D1 migrations and
+// uploads the e-ticket fonts to the local R2 bucket (once per state dir).
 import { copyFileSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 
@@ -13,4 +14,7 @@ const applied = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--loc
   env: { ...process.env, CI: "true" },
   shell: process.platform === "win32",
 });
-process.exit(applied.status ?? 1);
+if (applied.status !== 0) process.exit(applied.status ?? 1);
+
+const fonts = spawnSync(process.execPath, ["scripts/upload-fonts.mjs", "--local"], { stdio: "inherit" });
+process.exit(fonts.status ?? 1);

@@ -18,6 +18,7 @@ import { orderStatusRoutes } from "./routes/order-status.routes";
 import { orderTicketsRoutes } from "./routes/order-tickets.routes";
 import { ordersRoutes } from "./routes/orders.routes";
 import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
+import { invoicesRoutes } from "./routes/invoices.routes";
 import { personalisationRoutes } from "./routes/personalisation.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
@@ -42,6 +43,7 @@ export function buildApp() {
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
   app.route(`${API_BASE}/tickets`, personalisationRoutes);
   app.route(`${API_BASE}/tickets`, ticketDownloadsRoutes);
+  app.route(`${API_BASE}/invoices`, invoicesRoutes);
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);

@@ -242,6 +242,13 @@ export interface OrderLine {
   count: number;
 }
 
+/** The seats of an order: indexes in the plan of `planEventId` (the event itself or its seats' linked event). */
+export interface OrderSeats {
+  planEventId: number;
+  indexes: number[];
+  labels: string[];
+}
+
 /** Units an order takes from one event's stock (typeId set: that type's stock too), so they can be given back. */
 export interface StockDeduction {
   eventId: number;
@@ -278,6 +285,8 @@ export const orders = sqliteTable(
     discountCents: integer("discount_cents").notNull().default(0),
     currency: text("currency").notNull().default("EUR"),
     deductions: text("deductions", { mode: "json" }).$type<StockDeduction[]>().notNull().default(sql`'[]'`),
+    // Seats held for the order's tickets at its event (seated events only), in ticket order.
+    seats: text("seats", { mode: "json" }).$type<OrderSeats>(),
     expiresAt: integer("expires_at"),
     // Orders placed together (a group's dates) share one payment: the uid of the first of them.
     paymentGroup: text("payment_group").notNull().default(""),
@@ -307,6 +316,8 @@ export const tickets = sqliteTable(
     ticketTypeId: text("ticket_type_id").notNull(),
     // The type's name as shown on the ticket (a passe-partout's child tickets show the passe-partout type).
     ticketTypeName: text("ticket_type_name").notNull().default(""),
+    // The seat text (seats_format applied) for tickets of seated events; shown after the type name.
+    seat: text("seat").notNull().default(""),
     // Values of the personalised input fields, by field id; saved once (personalised_at set).
     personalisation: text("personalisation", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
     personalisedAt: integer("personalised_at"),

@@ -1,3 +1,5 @@
+import type { SeatRange } from "../services/seat-plan";
+
 /**
  * What an event's object needs to know of the catalogue to decide stock and scans on its own. The Worker builds
  * it from D1 after every change and pushes it; `version` is the event's `config_version`, and the object keeps
@@ -12,6 +14,9 @@ export interface EventConfig {
   stock: number;
   stockLink: number;
   reloadOnExit: boolean;
+  /** The event's seat plan (used by its own seated orders and by events sharing it), and how many seats it has. */
+  seatRanges: SeatRange[];
+  seatCount: number;
   ticketTypes: TicketTypeConfig[];
   scanKeys: ScanKeyConfig[];
 }

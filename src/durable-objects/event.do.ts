@@ -11,8 +11,6 @@ export const HOLD_MS = 5 * 60_000;
 const EXPIRY_RETRY_MS = 60_000;
 
 
-export type ReserveResult = { ok: true } | { ok: false; failure: ledger.ReserveFailure };
-
 interface LiveOrder {
   id: number;
   uid: string;
@@ -86,13 +84,12 @@ export class EventObject extends DurableObject<Env> {
    * Holds units for an order about to be written to D1. `minVersion` is the catalogue version the Worker read:
    * an object behind it answers `stale` (the Worker pushes and asks again) rather than decide on old stock.
    */
-  async reserve(request: ledger.ReservationRequest, minVersion: number): Promise<ReserveResult> {
+  async reserve(request: ledger.ReservationRequest, minVersion: number): Promise<ledger.ReserveResult> {
     const config = this.config();
     if (!config || config.version < minVersion) return { ok: false, failure: { kind: "stale" } };
-    const failure = this.ctx.storage.transactionSync(() => ledger.reserve(this.sql, config, request, Date.now() + HOLD_MS));
-    if (failure) return { ok: false, failure };
-    await this.scheduleAlarm();
-    return { ok: true };
+    const result = this.ctx.storage.transactionSync(() => ledger.reserve(this.sql, config, request, Date.now() + HOLD_MS));
+    if (result.ok) await this.scheduleAlarm();
+    return result;
   }
 
   /**
@@ -125,7 +122,7 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Replaces every reservation with the takes of the live orders the Worker read from D1. */
-  rebuild(takes: (ledger.ReservationRequest & { info: ledger.OrderInfo })[]): void {
+  rebuild(takes: ledger.RebuiltTake[]): void {
     this.ctx.storage.transactionSync(() => ledger.rebuild(this.sql, takes));
   }
 

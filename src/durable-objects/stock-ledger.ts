@@ -1,4 +1,5 @@
 import type { EventConfig } from "./event-config";
+import { seatAt, type Seat } from "../services/seat-plan";
 
 /**
  * The event object's record of who holds which units of its stock, in its SQLite storage. Every function runs
@@ -17,12 +18,18 @@ export interface ReservationRequest {
   eventUnits: number;
   /** Ticket ids this reservation makes valid at this event, with the type name each shows. */
   tickets: { id: string; typeName: string }[];
+  /** Seats wanted from this event's seat plan (seated events, or the event whose plan they share). */
+  seats?: number;
 }
 
 export type ReserveFailure =
   | { kind: "type"; typeId: string; remaining: number }
   | { kind: "event"; remaining: number }
+  | { kind: "seats" }
   | { kind: "stale" };
+
+/** The seats held come back with a success, lowest plan positions first. */
+export type ReserveResult = { ok: true; seats: Seat[] } | { ok: false; failure: ReserveFailure };
 
 export interface ReservationRecord {
   uid: string;
@@ -36,6 +43,7 @@ export interface LedgerSnapshot {
   totals: Record<string, number>;
   reservations: ReservationRecord[];
   tickets: { id: string; uid: string; typeName: string }[];
+  seats: { seat: number; uid: string }[];
 }
 
 export function createLedgerTables(sql: SqlStorage): void {
@@ -48,6 +56,29 @@ export function createLedgerTables(sql: SqlStorage): void {
     id TEXT PRIMARY KEY, uid TEXT NOT NULL, type_name TEXT NOT NULL,
     order_id INTEGER, name TEXT, email TEXT)`);
   sql.exec(`CREATE INDEX IF NOT EXISTS tickets_uid ON tickets (uid)`);
+  sql.exec(`CREATE TABLE IF NOT EXISTS seats (seat INTEGER PRIMARY KEY, uid TEXT NOT NULL)`);
+  sql.exec(`CREATE INDEX IF NOT EXISTS seats_uid ON seats (uid)`);
+}
+
+function seatsOf(sql: SqlStorage, config: EventConfig, uid: string): Seat[] {
+  return sql
+    .exec<{ seat: number }>(`SELECT seat FROM seats WHERE uid = ? ORDER BY seat`, uid)
+    .toArray()
+    .map((r) => seatAt(config.seatRanges, r.seat));
+}
+
+/** The lowest `count` plan positions nobody holds (fewer when the plan is full). */
+function freeSeats(sql: SqlStorage, config: EventConfig, count: number): number[] {
+  return sql
+    .exec<{ i: number }>(
+      `WITH RECURSIVE plan (i) AS (SELECT 0 WHERE ? > 0 UNION ALL SELECT i + 1 FROM plan WHERE i + 1 < ?)
+       SELECT i FROM plan WHERE NOT EXISTS (SELECT 1 FROM seats WHERE seat = plan.i) LIMIT ?`,
+      config.seatCount ?? 0, // a copy pushed before seat plans existed has none
+      config.seatCount ?? 0,
+      count,
+    )
+    .toArray()
+    .map((r) => r.i);
 }
 
 const EVENT_TOTAL = "event";
@@ -82,24 +113,28 @@ function getReservation(sql: SqlStorage, uid: string): ReservationRecord | null 
 }
 
 /**
- * Holds the units when every limit allows them, else answers which limit refused (the first ticket type in the
- * request's order, then the event). A uid already holding here is answered as success: the request was retried.
+ * Holds the units (and seats) when every limit allows them, else answers which limit refused (the first ticket type
+ * in the request's order, then the event, then the seats). A uid already holding here is answered as success with
+ * the seats it holds: the request was retried.
  */
-export function reserve(sql: SqlStorage, config: EventConfig, request: ReservationRequest, deadline: number): ReserveFailure | null {
-  if (getReservation(sql, request.uid)) return null;
+export function reserve(sql: SqlStorage, config: EventConfig, request: ReservationRequest, deadline: number): ReserveResult {
+  if (getReservation(sql, request.uid)) return { ok: true, seats: seatsOf(sql, config, request.uid) };
   const types = new Map(config.ticketTypes.map((t) => [t.id, t]));
   for (const [typeId, units] of Object.entries(request.typeUnits)) {
     const type = types.get(typeId);
-    if (!type) return { kind: "stale" };
+    if (!type) return { ok: false, failure: { kind: "stale" } };
     if (type.stockControl && units > 0) {
       const left = type.stock - total(sql, typeTotal(typeId));
-      if (units > left) return { kind: "type", typeId, remaining: Math.max(0, left) };
+      if (units > left) return { ok: false, failure: { kind: "type", typeId, remaining: Math.max(0, left) } };
     }
   }
   if (config.stock > 0 && request.eventUnits > 0) {
     const left = config.stock - total(sql, EVENT_TOTAL);
-    if (request.eventUnits > left) return { kind: "event", remaining: Math.max(0, left) };
+    if (request.eventUnits > left) return { ok: false, failure: { kind: "event", remaining: Math.max(0, left) } };
   }
+  const wanted = request.seats ?? 0;
+  const seats = wanted > 0 ? freeSeats(sql, config, wanted) : [];
+  if (seats.length < wanted) return { ok: false, failure: { kind: "seats" } };
   sql.exec(
     `INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, ?, ?, 'held', ?)`,
     request.uid,
@@ -109,11 +144,12 @@ export function reserve(sql: SqlStorage, config: EventConfig, request: Reservati
   );
   for (const [typeId, units] of Object.entries(request.typeUnits)) addTotal(sql, typeTotal(typeId), units);
   addTotal(sql, EVENT_TOTAL, request.eventUnits);
+  for (const seat of seats) sql.exec(`INSERT INTO seats (seat, uid) VALUES (?, ?)`, seat, request.uid);
   for (const t of request.tickets) sql.exec(`INSERT OR REPLACE INTO tickets (id, uid, type_name) VALUES (?, ?, ?)`, t.id, request.uid, t.typeName);
-  return null;
+  return { ok: true, seats: seats.map((i) => seatAt(config.seatRanges, i)) };
 }
 
-/** Gives the units back and forgets the reservation's tickets. Releasing what is not held changes nothing. */
+/** Gives the units and seats back and forgets the reservation's tickets. Releasing what is not held changes nothing. */
 export function release(sql: SqlStorage, uid: string): boolean {
   const r = getReservation(sql, uid);
   if (!r) return false;
@@ -121,6 +157,7 @@ export function release(sql: SqlStorage, uid: string): boolean {
   addTotal(sql, EVENT_TOTAL, -r.eventUnits);
   sql.exec(`DELETE FROM reservations WHERE uid = ?`, uid);
   sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
+  sql.exec(`DELETE FROM seats WHERE uid = ?`, uid);
   return true;
 }
 
@@ -193,14 +230,19 @@ export function snapshot(sql: SqlStorage): LedgerSnapshot {
     .exec<{ id: string; uid: string; type_name: string }>(`SELECT id, uid, type_name FROM tickets ORDER BY id`)
     .toArray()
     .map((t) => ({ id: t.id, uid: t.uid, typeName: t.type_name }));
-  return { totals, reservations, tickets };
+  const seats = sql.exec<{ seat: number; uid: string }>(`SELECT seat, uid FROM seats ORDER BY seat`).toArray();
+  return { totals, reservations, tickets, seats };
 }
 
-/** Rebuild from D1: every live order's units as takes, and their tickets; nothing else survives. */
-export function rebuild(sql: SqlStorage, takes: (ReservationRequest & { info: OrderInfo })[]): void {
+/** A live order as D1 knows it: its units, tickets and seat positions (`seatIndexes`) here. */
+export type RebuiltTake = Omit<ReservationRequest, "seats"> & { info: OrderInfo; seatIndexes: number[] };
+
+/** Rebuild from D1: every live order's units as takes, and their tickets and seats; nothing else survives. */
+export function rebuild(sql: SqlStorage, takes: RebuiltTake[]): void {
   sql.exec(`DELETE FROM reservations`);
   sql.exec(`DELETE FROM totals`);
   sql.exec(`DELETE FROM tickets`);
+  sql.exec(`DELETE FROM seats`);
   for (const t of takes) {
     sql.exec(
       `INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, ?, ?, 'taken', NULL)`,
@@ -210,6 +252,7 @@ export function rebuild(sql: SqlStorage, takes: (ReservationRequest & { info: Or
     );
     for (const [typeId, units] of Object.entries(t.typeUnits)) addTotal(sql, typeTotal(typeId), units);
     addTotal(sql, EVENT_TOTAL, t.eventUnits);
+    for (const seat of t.seatIndexes) sql.exec(`INSERT OR REPLACE INTO seats (seat, uid) VALUES (?, ?)`, seat, t.uid);
     replaceTickets(sql, t.uid, t.tickets, t.info);
   }
 }

@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import { consumeDeadLetters, consumeJobs, type JobHandler } from "./jobs.consumer";
 import { sendEmail } from "./emails.consumer";
 import { expireOpenOrder } from "./orders.consumer";
+import { purgePdfs } from "./pdfs.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
@@ -12,6 +13,7 @@ export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "webhook.deliver": deliverWebhook,
   "email.send": sendEmail,
   "order.expire": expireOpenOrder,
+  "pdf.purge": purgePdfs,
 };
 
 export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -39,3 +39,15 @@ export const orderExpireJob = z.object({
   uid: z.string().regex(/^[A-Za-z0-9]{40}$/),
   eventId: z.number().int().positive().optional(),
 });
+
+/**
+ * Cached ticket PDFs to delete: those of the orders `uids`, and those of every order with tickets at `eventIds`
+ * (an event's name, date, types, layout or template changed).
+ */
+export const pdfPurgeJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("pdf.purge"),
+  uids: z.array(z.string().regex(/^[A-Za-z0-9]{40}$/)).max(1000).default([]),
+  eventIds: z.array(z.number().int().positive()).max(100).default([]),
+});
+export type PdfPurgeJob = z.input<typeof pdfPurgeJob>;

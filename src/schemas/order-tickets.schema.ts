@@ -3,6 +3,7 @@ import { apiUrl, type LinkBase } from "../http/links";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
 import type { EventRow } from "./events.schema";
 import type { OrderRow } from "./orders.schema";
+import { ticketTypeLabel } from "../services/seat-plan";
 
 export type TicketRow = typeof tickets.$inferSelect;
 
@@ -36,7 +37,7 @@ export function presentOrderTickets(
         event_id: t.eventId,
         event_name: event?.eventName ?? "",
         event_date: formatOptionalDateTime(event?.eventDate ?? null, event?.timezone ?? "UTC"),
-        ticket_type: t.ticketTypeName,
+        ticket_type: ticketTypeLabel(t),
         scans: scansByTicket.get(t.id) ?? [],
       };
     }),

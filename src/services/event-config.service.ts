@@ -3,6 +3,7 @@ import { events, scanKeys, ticketTypes } from "../db/schema";
 import type { EventConfig } from "../durable-objects/event-config";
 import { log } from "../lib/log";
 import type { Deps } from "./deps";
+import { parseSeatRanges, seatCount } from "./seat-plan";
 
 /** The object's copy of an event's catalogue, read from D1 (the source of truth). Null when the event is gone. */
 export async function loadEventConfig({ db }: Deps, eventId: number): Promise<EventConfig | null> {
@@ -13,6 +14,7 @@ export async function loadEventConfig({ db }: Deps, eventId: number): Promise<Ev
   ]);
   const event = eventRows[0];
   if (!event) return null;
+  const seatRanges = parseSeatRanges(event.seats.seats_config);
   return {
     eventId,
     version: event.configVersion,
@@ -21,6 +23,8 @@ export async function loadEventConfig({ db }: Deps, eventId: number): Promise<Ev
     stock: event.stock,
     stockLink: event.stockLink,
     reloadOnExit: event.reloadOnExitNeeded,
+    seatRanges,
+    seatCount: seatCount(seatRanges, event.seats.number_of_seats),
     ticketTypes: typeRows.map((t) => ({ id: t.id, name: t.name, stockControl: t.stockControl, stock: t.stock, isCounted: t.isCounted })),
     scanKeys: keyRows.map((k) => ({ key: k.key, level: k.level, tickets: k.tickets, dateFormat: k.dateFormat, location: k.location })),
   };

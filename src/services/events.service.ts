@@ -24,7 +24,7 @@ import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from ".
 import type { Deps } from "./deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
-import { purgeEventPdfs } from "./ticket-pdfs.service";
+import { purgeEventPdfs, purgeOrderPdfs } from "./ticket-pdfs.service";
 import { eventTopic } from "./topics";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
@@ -236,7 +236,9 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
   }
   if (s.seatsNeeded) {
     const seats = s.seats;
-    if (!SEATS_CONFIG.test(seats.seats_config)) problems.seats = 'seats_config must be "row:from-to" entries separated by commas';
+    // An event sharing another event's plan (linked_event) needs no plan of its own.
+    const ownPlan = seats.linked_event === 0 || seats.seats_config !== "";
+    if (ownPlan && !SEATS_CONFIG.test(seats.seats_config)) problems.seats = 'seats_config must be "row:from-to" entries separated by commas';
     else if (!SEATS_FORMAT.test(seats.seats_format)) problems.seats = "seats_format must hold %s for the row, then %d or %02d for the seat";
     else if (seats.linked_event !== 0 && seats.linked_event === selfId) problems.seats = "linked_event must not be the event itself";
   }
@@ -308,7 +310,7 @@ export async function updateEvent(deps: Deps, user: AuthUser, current: EventRow,
   if (!updated[0]) throw invalidId("event"); // deleted meanwhile
   await pushEventConfig(deps, current.id);
   eventTopic(deps, "event.updated", updated[0]);
-  purgeEventPdfs(deps, current.id);
+  await purgeEventPdfs(deps, [current.id]);
   return updated[0];
 }
 
@@ -342,6 +344,8 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   const hasOrders = await db.select({ id: orders.id }).from(orders).where(eq(orders.eventId, event.id)).limit(1).get();
   if (hasOrders && !force) throw conflict(`Event ${event.id} has orders; delete with ?force=true to delete them too.`);
   const keys = await db.select({ key: scanKeys.key }).from(scanKeys).where(eq(scanKeys.eventId, event.id));
+  // Their cached PDFs cannot be found through D1 once the orders are gone: purge by uid.
+  const uids = hasOrders ? (await db.select({ uid: orders.uid }).from(orders).where(eq(orders.eventId, event.id))).map((o) => o.uid) : [];
   // Ticket types go before input fields: the reference triggers refuse to delete a field a type still names.
   await db.batch([
     db.delete(tickets).where(eq(tickets.eventId, event.id)),
@@ -358,6 +362,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   for (const { key } of keys) forgetScanKey(key);
   await deps.files.delete(await deps.files.list(`emaillists/${event.id}/`));
   await retireEventObject(deps, event.id);
+  await purgeOrderPdfs(deps, uids);
   eventTopic(deps, "event.deleted", event);
 }
 

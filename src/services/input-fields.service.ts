@@ -4,6 +4,7 @@ import { inputFields, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
 import type { Deps } from "./deps";
+import { purgeEventPdfs } from "./ticket-pdfs.service";
 import { inputFieldProblems, type InputFieldSpec } from "./input-field-rules";
 import { insertWithFreshId } from "./fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";
@@ -106,6 +107,7 @@ export async function updateInputField(deps: Deps, current: InputFieldRow, input
       renameInTicketTypes(deps, current.eventId, current.name, values.name),
     ]);
     if (!rows[0]) throw invalidId("input_field");
+    await purgeEventPdfs(deps, [current.eventId]);
     return rows[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw NAME_TAKEN(values.name);
@@ -117,6 +119,7 @@ export async function updateInputField(deps: Deps, current: InputFieldRow, input
 export async function deleteInputField(deps: Deps, current: InputFieldRow): Promise<void> {
   try {
     await deps.db.delete(inputFields).where(and(eq(inputFields.eventId, current.eventId), eq(inputFields.id, current.id)));
+    await purgeEventPdfs(deps, [current.eventId]);
   } catch (err) {
     if (isCheckViolation(err, "input_fields.referenced")) throw await stillNamed(deps, current, ["personalise", "layout"], "named");
     throw err;

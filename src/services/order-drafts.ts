@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { inputFields, ticketTypes, type OrderFieldValue, type OrderLine } from "../db/schema";
+import { inputFields, ticketTypes, type OrderFieldValue, type OrderLine, type OrderSeats } from "../db/schema";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { TicketTypeRow } from "../schemas/ticket-types.schema";
@@ -38,16 +38,25 @@ export async function catalogueOf({ db }: Deps, eventId: number): Promise<{ type
   return { types, fields };
 }
 
-/** One ticket per unit of each line at the event; a passe-partout adds one per unit at each child event. */
-export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], children: readonly EventRow[]): TicketSeed[] {
+/**
+ * One ticket per unit of each line at the event; a passe-partout adds one per unit at each child event. The
+ * event's tickets take the order's seat texts in turn (`seats`, when the event is seated).
+ */
+export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], children: readonly EventRow[], seats: readonly string[] = []): TicketSeed[] {
   const seeds: TicketSeed[] = [];
   for (const { type, count } of lines) {
     for (let i = 0; i < count; i++) {
-      seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name });
-      for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name });
+      seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name, seat: "" });
+      for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name, seat: "" });
     }
   }
-  return seeds;
+  return withSeats(seeds, event.id, seats);
+}
+
+/** The event's tickets take the seat texts in turn (seeds drawn before the seats were held get them here). */
+export function withSeats(seeds: readonly TicketSeed[], eventId: number, seats: readonly string[]): TicketSeed[] {
+  let next = 0;
+  return seeds.map((s) => (s.eventId === eventId && next < seats.length ? { ...s, seat: seats[next++]! } : s));
 }
 
 export function priceLines(lines: readonly TicketLine[]): OrderLine[] {
@@ -95,7 +104,11 @@ export async function draftOrder(
  * New tickets for a placed order, from its recorded lines (names as ordered) and the event's current types and
  * passe-partout children. A type deleted since the order cannot have its tickets issued.
  */
-export async function seedsForOrder(deps: Deps, order: { eventId: number; lines: readonly OrderLine[] }, event: EventRow): Promise<TicketSeed[]> {
+export async function seedsForOrder(
+  deps: Deps,
+  order: { eventId: number; lines: readonly OrderLine[]; seats: OrderSeats | null },
+  event: EventRow,
+): Promise<TicketSeed[]> {
   const { types } = await catalogueOf(deps, event.id);
   const byId = new Map(types.map((t) => [t.id, t]));
   const lines: TicketLine[] = order.lines
@@ -106,5 +119,5 @@ export async function seedsForOrder(deps: Deps, order: { eventId: number; lines:
       return { type: { ...type, name: l.name }, count: l.count };
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
-  return ticketSeeds(event, lines, children);
+  return ticketSeeds(event, lines, children, order.seats?.labels);
 }

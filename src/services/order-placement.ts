@@ -1,15 +1,16 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
-import { orderClaims, orders, type StockDeduction } from "../db/schema";
+import { orderClaims, orders, type OrderSeats, type StockDeduction } from "../db/schema";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
-import type { OrderDraft } from "./order-drafts";
+import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
-import { confirmStock, holdStock, releaseStock, soldUpdates, type TicketSeed } from "./stock.service";
+import { seatText, type Seat } from "./seat-plan";
+import { confirmStock, holdStock, releaseStock, seedTypeLabel, soldUpdates, type TicketSeed } from "./stock.service";
 import { orderTopic } from "./topics";
 
 /** A hold must reach D1 well inside the object's deadline (HOLD_MS, 5 minutes); past this the order is abandoned. */
@@ -44,7 +45,7 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; ev
       Promise.all(
         eventIds.map(async (eventId) => {
           const stub = deps.eventObjects.get(eventId);
-          const here = seeds.filter((s) => s.eventId === eventId).map((s) => ({ id: s.id, typeName: s.typeName }));
+          const here = seeds.filter((s) => s.eventId === eventId).map((s) => ({ id: s.id, typeName: seedTypeLabel(s) }));
           if (here.length > 0) await stub.replaceTickets(order.uid, here, info);
           await stub.confirm(order.uid, info, null);
         }),
@@ -68,6 +69,16 @@ export interface PlacementOptions {
   confirmation?: { deadline: number | null };
 }
 
+/** A draft whose seats are held: its seat texts are known, and its tickets (if drawn) carry them. */
+type SeatedDraft = OrderDraft & { seats: OrderSeats | null };
+
+function seated(d: OrderDraft, seats: readonly Seat[]): SeatedDraft {
+  if (seats.length === 0) return { ...d, seats: null };
+  const labels = seats.map((s) => seatText(d.event.seats.seats_format, s));
+  const planEventId = d.event.seats.linked_event || d.event.id;
+  return { ...d, seeds: withSeats(d.seeds, d.event.id, labels), seats: { planEventId, indexes: seats.map((s) => s.index), labels } };
+}
+
 export async function placeOrders(
   deps: Deps,
   drafts: readonly OrderDraft[],
@@ -76,16 +87,13 @@ export async function placeOrders(
   expiresAt: number | null,
   options: PlacementOptions = {},
 ): Promise<OrderRow[]> {
-  const ordered = [...drafts].sort((a, b) => a.event.id - b.event.id);
-  const held: OrderDraft[] = [];
+  const sorted = [...drafts].sort((a, b) => a.event.id - b.event.id);
+  const ordered: SeatedDraft[] = [];
   const heldAt = Date.now();
   try {
-    for (const d of ordered) {
-      await holdStock(deps, d.uid, d.plan);
-      held.push(d);
-    }
+    for (const d of sorted) ordered.push(seated(d, await holdStock(deps, d.uid, d.plan)));
   } catch (err) {
-    await Promise.all(held.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
+    await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
     throw err;
   }
 
@@ -111,6 +119,7 @@ export async function placeOrders(
     discountCents: d.totals.discountCents,
     currency: deps.config.currency,
     deductions: d.plan.deductions,
+    seats: d.seats,
     expiresAt: final ? null : expiresAt,
     paymentGroup,
     awaitsConfirmation: awaiting,

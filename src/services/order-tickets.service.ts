@@ -9,9 +9,9 @@ import { log } from "../lib/log";
 import { isFinalOrder } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
 import { ticketSeeds } from "./order-drafts";
-import { purgeOrderPdf } from "./ticket-pdfs.service";
+import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { insertTicketRows } from "./ticket-rows";
-import { passePartoutChildren, stockEventIds } from "./stock.service";
+import { passePartoutChildren, seedTypeLabel, stockEventIds } from "./stock.service";
 
 export interface OrderTickets {
   rows: TicketRow[];
@@ -75,20 +75,20 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
       return { type: { ...type, name: l.name }, count: l.count };
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
-  const seeds = ticketSeeds(event, lines, children);
+  const seeds = ticketSeeds(event, lines, children, order.seats?.labels);
   // Decided inside the insert: of two re-issues at once, only one writes.
   const none = sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ${order.id})`;
   const written = await insertTicketRows(deps, order.uid, seeds, none).returning({ id: tickets.id });
   if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
-  const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: s.typeName }));
+  const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: seedTypeLabel(s) }));
   await syncObjects(deps, order, rows, ticketEventIds(order, children.map((c) => c.id)));
-  purgeOrderPdf(deps, order);
+  await purgeOrderPdfs(deps, [order.uid]);
 }
 
 /** `DELETE /admin/tickets/<order_id>`: the tickets are gone and no longer scan anywhere. `sold` is unchanged. */
 export async function deleteTickets(deps: Deps, order: OrderRow): Promise<void> {
   const removed = await deps.db.delete(tickets).where(eq(tickets.orderId, order.id)).returning({ eventId: tickets.eventId });
   await syncObjects(deps, order, [], ticketEventIds(order, removed.map((r) => r.eventId)));
-  purgeOrderPdf(deps, order);
+  await purgeOrderPdfs(deps, [order.uid]);
 }
 

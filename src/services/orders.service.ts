@@ -10,7 +10,7 @@ import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
 import { isFinalOrder } from "../db/order-status";
-import { purgeOrderPdf } from "./ticket-pdfs.service";
+import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { orderTopic } from "./topics";
 import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "./order-rules";
 import { draftOrder } from "./order-drafts";
@@ -120,7 +120,7 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
   if (!updated) throw invalidId("order");
   const event = await deps.db.select().from(events).where(eq(events.id, updated.eventId)).get();
   orderTopic(deps, "order.updated", updated, event);
-  purgeOrderPdf(deps, updated);
+  await purgeOrderPdfs(deps, [updated.uid]);
   if (changes.name !== undefined || changes.email !== undefined) {
     deps.defer(confirmStock(deps, updated.uid, stockEventIds(updated.deductions), { orderId: updated.id, name: updated.name, email: updated.email }));
   }
@@ -162,6 +162,7 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
   const removed = results[results.length - 1] as { id: number }[];
   if (removed.length === 0) throw invalidId("order");
   await releaseStock(deps, current.uid, stockEventIds(current.deductions));
+  await purgeOrderPdfs(deps, [current.uid]);
   orderTopic(deps, "order.deleted", current, undefined);
 }
 

@@ -14,6 +14,7 @@ import { seedsForOrder } from "./order-drafts";
 import { uniqueScope } from "./order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-placement";
 import { providerOfPayment } from "./payment-providers";
+import { seatText, type Seat } from "./seat-plan";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
 
 export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };
@@ -50,7 +51,10 @@ async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from
   return true;
 }
 
-/** An expired order's units again, from its recorded deductions (a late payment takes them back if they are free). */
+/**
+ * An expired order's units again, from its recorded deductions, and as many seats as it had (a late payment takes
+ * them back if they are free; the seats may be others than before).
+ */
 function planFromDeductions(order: OrderRow): StockPlan {
   const byEvent = new Map<number, { typeUnits: Record<string, number>; eventUnits: number }>();
   for (const d of order.deductions) {
@@ -62,10 +66,26 @@ function planFromDeductions(order: OrderRow): StockPlan {
   const steps = [...byEvent.entries()].map(([eventId, units]) => ({
     eventId,
     minVersion: 0,
-    request: { uid: order.uid, typeUnits: units.typeUnits, eventUnits: units.eventUnits, tickets: [] },
+    request: {
+      uid: order.uid,
+      typeUnits: units.typeUnits,
+      eventUnits: units.eventUnits,
+      tickets: [],
+      seats: order.seats?.planEventId === eventId ? order.seats.indexes.length : 0,
+    },
     refusal: () => invalidId("order"), // any refusal means the units are gone; the caller refunds
   }));
   return { steps, deductions: order.deductions };
+}
+
+/** A seated order that held its seats again records the seats it now has. */
+async function reseat(deps: Deps, order: OrderRow, seats: readonly Seat[]): Promise<OrderRow> {
+  if (!order.seats || seats.length === 0) return order;
+  const event = await eventOf(deps, order.eventId);
+  const labels = seats.map((s) => seatText(event?.seats.seats_format ?? "", s));
+  const next = { ...order.seats, indexes: seats.map((s) => s.index), labels };
+  await deps.db.update(orders).set({ seats: next }).where(eq(orders.id, order.id));
+  return { ...order, seats: next };
 }
 
 /**
@@ -75,8 +95,9 @@ function planFromDeductions(order: OrderRow): StockPlan {
  */
 async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Promise<void> {
   const plan = planFromDeductions(order);
+  let seats: Seat[];
   try {
-    await holdStock(deps, order.uid, plan);
+    seats = await holdStock(deps, order.uid, plan);
   } catch {
     const refund = await providerOfPayment(paymentId).refund(deps, paymentId, order.totalCents);
     const amount = `${centsToDecimal(order.totalCents)} ${order.currency}`;
@@ -100,6 +121,7 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
     ]);
     return;
   }
+  order = await reseat(deps, order, seats);
   await reclaim(deps, order);
   if (!(await finalizePaid(deps, order, paymentId, ["expired"]))) {
     // Another notification finalised it meanwhile (our "hold" was the same reservation): its units stay taken.

@@ -6,6 +6,7 @@ import { pdfTemplateProblem } from "../pdf/template-check";
 import type { PdfTemplateChanges, PdfTemplateRow } from "../schemas/pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
+import { purgeEventPdfs } from "./ticket-pdfs.service";
 
 export interface PdfTemplateWithOwner {
   template: PdfTemplateRow;
@@ -102,8 +103,20 @@ export async function updatePdfTemplate(deps: Deps, user: AuthUser, current: Pdf
     if (bytes) await deps.files.delete(fileKey);
     throw err;
   }
-  if (bytes) await deps.files.delete(current.fileKey).catch((err) => log("warn", "old template file not deleted", { key: current.fileKey, error: String(err) }));
+  if (bytes) {
+    await deps.files.delete(current.fileKey).catch((err) => log("warn", "old template file not deleted", { key: current.fileKey, error: String(err) }));
+    await purgeEventPdfs(deps, await eventsUsing(deps, current.id));
+  }
   return getPdfTemplateFor(deps, user, current.id);
+}
+
+/** The events whose ticket PDFs show the template (through a ticket type or the event's ticket settings). */
+async function eventsUsing({ db }: Deps, id: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(sql`json_extract(${events.ticketPdf}, '$.attachment_id') = ${id} OR ${events.id} IN (SELECT event_id FROM ticket_types WHERE attachment_id = ${id})`);
+  return rows.map((r) => r.id);
 }
 
 /** Who uses the template: ticket types and events' ticket settings. */

@@ -8,6 +8,7 @@ import type { TicketRow } from "../schemas/order-tickets.schema";
 import type { PersonaliseInput } from "../schemas/personalisation.schema";
 import type { Deps } from "./deps";
 import { checkFieldAnswers, orderError } from "./order-rules";
+import { ticketTypeLabel } from "./seat-plan";
 
 /**
  * Personalisation (decisions.md 7 and 13): a ticket whose type names fields in `personalise` needs those fields
@@ -52,7 +53,7 @@ export function presentPersonalisation(needs: readonly TicketNeeds[]) {
   return {
     tickets: needs.map((n) => ({
       ticket_id: n.ticket.id,
-      ticket_type: n.ticket.ticketTypeName,
+      ticket_type: ticketTypeLabel(n.ticket),
       personalised: isPersonalised(n),
       // Password fields are never personalised (input-field rules), so every value here may be shown.
       fields: n.fields.map((f) => ({

@@ -54,11 +54,51 @@ export interface OrderTotals {
 
 /** List total, charged total (`chargedCents` when given, e.g. a dashboard `amount`), discount and VAT. */
 export function orderTotals(lines: readonly PricedLine[], chargedCents?: number): OrderTotals {
-  const lineTotals = lines.map((l) => l.unitCents * l.count);
-  const listCents = lineTotals.reduce((a, b) => a + b, 0);
+  const listCents = lines.reduce((sum, l) => sum + l.unitCents * l.count, 0);
   const totalCents = chargedCents ?? listCents;
   const discountCents = Math.max(0, listCents - totalCents);
-  const discounts = spreadDiscount(lineTotals, discountCents);
-  const vatCents = lines.reduce((sum, l, i) => sum + includedVatCents(lineTotals[i]! - discounts[i]!, l.vatHundredths), 0);
+  const vatCents = invoiceLines(lines, discountCents).lines.reduce((sum, l) => sum + l.vatCents, 0);
   return { listCents, totalCents, discountCents, vatCents };
+}
+
+export interface InvoiceLine extends PricedLine {
+  /** count x unit price, before the discount. */
+  listCents: number;
+  /** This line's share of the order's discount. */
+  discountCents: number;
+  /** What the line was charged: list less its discount share. */
+  chargedCents: number;
+  /** The VAT contained in what it was charged. */
+  vatCents: number;
+}
+
+export interface VatRateTotal {
+  vatHundredths: number;
+  /** Charged, VAT included. */
+  grossCents: number;
+  vatCents: number;
+  netCents: number;
+}
+
+/**
+ * An invoice's arithmetic (decisions.md 13, "VAT"): each line's share of the discount (spread in proportion),
+ * its VAT computed per line, and the totals per VAT rate (rates ascending). The charged amounts add up to the
+ * order's total.
+ */
+export function invoiceLines<L extends PricedLine>(lines: readonly L[], discountCents: number): { lines: (L & InvoiceLine)[]; byRate: VatRateTotal[] } {
+  const listed = lines.map((l) => l.unitCents * l.count);
+  const shares = spreadDiscount(listed, discountCents);
+  const out = lines.map((l, i) => {
+    const chargedCents = listed[i]! - shares[i]!;
+    return { ...l, listCents: listed[i]!, discountCents: shares[i]!, chargedCents, vatCents: includedVatCents(chargedCents, l.vatHundredths) };
+  });
+  const rates = new Map<number, VatRateTotal>();
+  for (const l of out) {
+    const rate = rates.get(l.vatHundredths) ?? { vatHundredths: l.vatHundredths, grossCents: 0, vatCents: 0, netCents: 0 };
+    rate.grossCents += l.chargedCents;
+    rate.vatCents += l.vatCents;
+    rate.netCents += l.chargedCents - l.vatCents;
+    rates.set(l.vatHundredths, rate);
+  }
+  return { lines: out, byRate: [...rates.values()].sort((a, b) => a.vatHundredths - b.vatHundredths) };
 }

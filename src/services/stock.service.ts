@@ -9,6 +9,7 @@ import type { Deps } from "./deps";
 import { pushEventConfig } from "./event-config.service";
 import { LIVE_STATUSES } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
+import { ticketTypeLabel, type Seat } from "./seat-plan";
 
 /**
  * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object
@@ -20,14 +21,19 @@ export interface TicketSeed {
   eventId: number;
   typeId: string;
   typeName: string;
+  /** The seat text, for tickets of seated events ("" otherwise). */
+  seat: string;
 }
+
+/** A new ticket's type as shown for it (with its seat). */
+export const seedTypeLabel = (seed: TicketSeed): string => ticketTypeLabel({ ticketTypeName: seed.typeName, seat: seed.seat });
 
 export interface StockStep {
   eventId: number;
   minVersion: number;
   request: ReservationRequest;
-  /** The answer when this object refuses. */
-  refusal: (failure: Exclude<ReserveFailure, { kind: "stale" }>) => ApiError;
+  /** The answer when this object refuses its stock (a refused seat is always `order_no_seats`). */
+  refusal: (failure: Exclude<ReserveFailure, { kind: "stale" | "seats" }>) => ApiError;
 }
 
 export interface StockPlan {
@@ -64,7 +70,7 @@ export async function planStock(deps: Deps, event: EventRow, lines: readonly Tic
       uid: "",
       typeUnits: Object.fromEntries(ordered.map((l) => [l.type.id, l.count])),
       eventUnits: counted,
-      tickets: tickets.filter((t) => t.eventId === event.id).map((t) => ({ id: t.id, typeName: t.typeName })),
+      tickets: tickets.filter((t) => t.eventId === event.id).map((t) => ({ id: t.id, typeName: seedTypeLabel(t) })),
     },
     refusal: (f) => {
       if (f.kind === "type") {
@@ -104,11 +110,31 @@ export async function planStock(deps: Deps, event: EventRow, lines: readonly Tic
         uid: "",
         typeUnits: {},
         eventUnits: all,
-        tickets: tickets.filter((t) => t.eventId === child.id).map((t) => ({ id: t.id, typeName: t.typeName })),
+        tickets: tickets.filter((t) => t.eventId === child.id).map((t) => ({ id: t.id, typeName: seedTypeLabel(t) })),
       },
       refusal: () => orderError("order_event_stock_unavailable", `No more stock available for "${child.eventName}"`, 409),
     });
     deductions.push({ eventId: child.id, typeId: null, units: all, eventUnits: all });
+  }
+
+  // Seats come from the event's own plan or the plan of its seats' linked event, asked of that plan's object
+  // (after the stock checks); an object not already asked gets a step, and a deduction of nothing so that every
+  // release reaches it.
+  const seated = ordered.filter(() => event.seatsNeeded).reduce((n, l) => n + l.count, 0);
+  if (seated > 0) {
+    const planEventId = event.seats.linked_event || event.id;
+    const existing = steps.find((s) => s.eventId === planEventId);
+    if (existing) existing.request.seats = seated;
+    else {
+      const [owner] = await deps.db.select({ configVersion: events.configVersion }).from(events).where(eq(events.id, planEventId));
+      steps.push({
+        eventId: planEventId,
+        minVersion: owner?.configVersion ?? 0,
+        request: { uid: "", typeUnits: {}, eventUnits: 0, tickets: [], seats: seated },
+        refusal: () => noSeats(),
+      });
+      deductions.push({ eventId: planEventId, typeId: null, units: 0, eventUnits: 0 });
+    }
   }
 
   // The spec's check order (type, event, linked event, its same-named type) is what a client sees when several
@@ -121,11 +147,14 @@ export function stockEventIds(deductions: readonly StockDeduction[]): number[] {
   return [...new Set(deductions.map((d) => d.eventId))].sort((a, b) => a - b);
 }
 
-async function reserveOne(deps: Deps, uid: string, step: StockStep): Promise<ApiError | null> {
+const noSeats = () => orderError("order_no_seats", "No more seats available", 409);
+
+async function reserveOne(deps: Deps, uid: string, step: StockStep): Promise<Seat[] | ApiError> {
   const stub = deps.eventObjects.get(step.eventId);
   for (let attempt = 0; attempt < 2; attempt++) {
     const result = await stub.reserve({ ...step.request, uid }, step.minVersion);
-    if (result.ok) return null;
+    if (result.ok) return result.seats;
+    if (result.failure.kind === "seats") return noSeats();
     if (result.failure.kind !== "stale") return step.refusal(result.failure);
     await pushEventConfig(deps, step.eventId); // the object's copy was behind: bring it up to date and ask again
   }
@@ -133,17 +162,23 @@ async function reserveOne(deps: Deps, uid: string, step: StockStep): Promise<Api
   return internalError();
 }
 
-/** Holds every step's units for `uid`, or none of them: a refusal releases what was held and is thrown. */
-export async function holdStock(deps: Deps, uid: string, plan: StockPlan): Promise<void> {
+/**
+ * Holds every step's units for `uid`, or none of them: a refusal releases what was held and is thrown. Answers
+ * the seats held (in plan order; none for an event without seats).
+ */
+export async function holdStock(deps: Deps, uid: string, plan: StockPlan): Promise<Seat[]> {
   const held: number[] = [];
+  const seats: Seat[] = [];
   for (const step of plan.steps) {
-    const refusal = await reserveOne(deps, uid, step);
-    if (refusal) {
+    const answer = await reserveOne(deps, uid, step);
+    if (!Array.isArray(answer)) {
       await releaseStock(deps, uid, held);
-      throw refusal;
+      throw answer;
     }
     held.push(step.eventId);
+    seats.push(...answer);
   }
+  return seats;
 }
 
 /** Gives back what `uid` holds in each of the events' objects. A failure is logged; the object's alarm or a rebuild settles it. */
@@ -225,8 +260,9 @@ export async function rebuildEventObject(deps: Deps, eventId: number): Promise<v
       uid: o.uid,
       typeUnits,
       eventUnits: mine.reduce((n, d) => n + d.eventUnits, 0),
-      tickets: ticketRows.filter((t) => t.orderId === o.id).map((t) => ({ id: t.id, typeName: t.ticketTypeName })),
+      tickets: ticketRows.filter((t) => t.orderId === o.id).map((t) => ({ id: t.id, typeName: ticketTypeLabel(t) })),
       info: { orderId: o.id, name: o.name, email: o.email },
+      seatIndexes: o.seats?.planEventId === eventId ? o.seats.indexes : [],
     };
   });
   await deps.eventObjects.get(eventId).rebuild(takes);

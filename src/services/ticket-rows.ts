@@ -9,7 +9,7 @@ import type { TicketSeed } from "./stock.service";
  * written only while `onlyIf` holds when given.
  */
 export function insertTicketRows(deps: Deps, uid: string, seeds: readonly TicketSeed[], onlyIf?: SQL) {
-  const json = JSON.stringify(seeds.map((s) => [s.id, s.eventId, s.typeId, s.typeName]));
+  const json = JSON.stringify(seeds.map((s) => [s.id, s.eventId, s.typeId, s.typeName, s.seat]));
   return insertFrom(
     deps.db,
     tickets,
@@ -19,6 +19,7 @@ export function insertTicketRows(deps: Deps, uid: string, seeds: readonly Ticket
       eventId: sql`value ->> 1`,
       ticketTypeId: sql`value ->> 2`,
       ticketTypeName: sql`value ->> 3`,
+      seat: sql`value ->> 4`,
       createdAt: deps.now(),
     },
     sql`json_each(${json})`,

@@ -164,7 +164,7 @@ export async function updateTicketType(deps: Deps, user: AuthUser, current: Tick
     ]);
     if (!rows[0]) throw invalidId("ticket_type");
     await pushEventConfig(deps, current.eventId);
-    purgeEventPdfs(deps, current.eventId);
+    await purgeEventPdfs(deps, [current.eventId]);
     return rows[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw NAME_TAKEN(values.name);

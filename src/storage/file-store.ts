@@ -2,25 +2,34 @@ import type { Env } from "../env";
 
 /** The seam over R2: the few operations the service uses, so no service holds the bucket binding itself. */
 export interface FileStore {
-  put(key: string, body: ArrayBuffer | Uint8Array | string, contentType: string): Promise<void>;
+  /** `contentDisposition` is kept with the object and given back by `get`, for answering straight from R2. */
+  put(key: string, body: ArrayBuffer | Uint8Array | string, contentType: string, contentDisposition?: string): Promise<void>;
   /** The object's body, or null when there is none. */
-  get(key: string): Promise<{ body: ReadableStream; size: number; contentType: string } | null>;
+  get(key: string): Promise<StoredFile | null>;
   getBytes(key: string): Promise<Uint8Array | null>;
   delete(keys: string | string[]): Promise<void>;
   /** Every key under `prefix` (listing page by page). */
   list(prefix: string): Promise<string[]>;
 }
 
+export interface StoredFile {
+  body: ReadableStream;
+  size: number;
+  contentType: string;
+  contentDisposition?: string;
+}
+
 export function fileStoreFrom(env: Pick<Env, "FILES">): FileStore {
   const bucket = env.FILES;
   return {
-    async put(key, body, contentType) {
-      await bucket.put(key, body, { httpMetadata: { contentType } });
+    async put(key, body, contentType, contentDisposition) {
+      await bucket.put(key, body, { httpMetadata: { contentType, contentDisposition } });
     },
     async get(key) {
       const object = await bucket.get(key);
       if (!object) return null;
-      return { body: object.body, size: object.size, contentType: object.httpMetadata?.contentType ?? "application/octet-stream" };
+      const { contentType = "application/octet-stream", contentDisposition } = object.httpMetadata ?? {};
+      return { body: object.body, size: object.size, contentType, contentDisposition };
     },
     async getBytes(key) {
       const object = await bucket.get(key);

@@ -118,6 +118,8 @@ describe("the event object's copy of the catalogue", () => {
       stock: 500,
       stockLink: linked.id,
       reloadOnExit: false,
+      seatRanges: [],
+      seatCount: 0,
       ticketTypes: [{ id: vip.id, name: "Gold", stockControl: true, stock: 60, isCounted: true }],
       scanKeys: [{ key: bar.key, level: 1, tickets: ["Gold"], dateFormat: "H:i", location: "Bar" }],
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { divideRoundHalfUp, includedVatCents, orderTotals, spreadDiscount, unitPriceCents } from "../../src/services/pricing";
+import { divideRoundHalfUp, includedVatCents, invoiceLines, orderTotals, spreadDiscount, unitPriceCents } from "../../src/services/pricing";
 
 /** Prices of decisions.md 5.5 and 13 ("VAT"): integer cents, prices include VAT, discounts spread by largest remainder. */
 
@@ -217,5 +217,49 @@ describe("orderTotals", () => {
     });
     expect(orderTotals([{ count: 4, unitCents: 0, vatHundredths: 2100 }])).toEqual({ listCents: 0, totalCents: 0, discountCents: 0, vatCents: 0 });
     expect(orderTotals([])).toEqual({ listCents: 0, totalCents: 0, discountCents: 0, vatCents: 0 });
+  });
+});
+
+describe("invoiceLines", () => {
+  const line = (unitCents: number, count: number, vatHundredths: number) => ({ unitCents, count, vatHundredths });
+
+  it("without a discount each line is charged its list amount and VAT is computed per line", () => {
+    const { lines, byRate } = invoiceLines([line(1210, 2, 2100), line(1090, 1, 900)], 0);
+    expect(lines.map((l) => [l.listCents, l.discountCents, l.chargedCents, l.vatCents])).toEqual([
+      [2420, 0, 2420, 420],
+      [1090, 0, 1090, 90],
+    ]);
+    expect(byRate).toEqual([
+      { vatHundredths: 900, grossCents: 1090, vatCents: 90, netCents: 1000 },
+      { vatHundredths: 2100, grossCents: 2420, vatCents: 420, netCents: 2000 },
+    ]);
+  });
+
+  it("spreads the discount in proportion, the largest remainder taking the odd cent, and charges add up to the total", () => {
+    // 1000 and 2000 listed, 100 off: 33.33 and 66.67 -> 33 and 67.
+    const { lines } = invoiceLines([line(1000, 1, 2100), line(1000, 2, 2100)], 100);
+    expect(lines.map((l) => l.discountCents)).toEqual([33, 67]);
+    expect(lines.map((l) => l.chargedCents)).toEqual([967, 1933]);
+    expect(lines.reduce((n, l) => n + l.chargedCents, 0)).toBe(2900);
+    // round_half_up(967 * 21 / 121) = round(167.83) = 168; round_half_up(1933 * 21 / 121) = round(335.48) = 335.
+    expect(lines.map((l) => l.vatCents)).toEqual([168, 335]);
+  });
+
+  it("groups lines of one rate together, rates ascending, and agrees with orderTotals' VAT", () => {
+    const input = [line(500, 3, 2100), line(250, 2, 0), line(1999, 1, 2100), line(100, 7, 950)];
+    const { lines, byRate } = invoiceLines(input, 321);
+    expect(byRate.map((r) => r.vatHundredths)).toEqual([0, 950, 2100]);
+    const vat = lines.reduce((n, l) => n + l.vatCents, 0);
+    expect(byRate.reduce((n, r) => n + r.vatCents, 0)).toBe(vat);
+    const listed = input.reduce((n, l) => n + l.unitCents * l.count, 0);
+    expect(orderTotals(input, listed - 321).vatCents).toBe(vat);
+    for (const r of byRate) expect(r.grossCents).toBe(r.netCents + r.vatCents);
+    expect(byRate[0]!.vatCents).toBe(0);
+  });
+
+  it("a discount of everything leaves nothing charged and no VAT", () => {
+    const { lines, byRate } = invoiceLines([line(1500, 2, 2100)], 3000);
+    expect(lines[0]).toMatchObject({ chargedCents: 0, vatCents: 0 });
+    expect(byRate).toEqual([{ vatHundredths: 2100, grossCents: 0, vatCents: 0, netCents: 0 }]);
   });
 });

@@ -305,8 +305,8 @@ describe("a failure between steps leaves nothing held", () => {
     const refused = await expectJson(postOrder(orderBody(event.id, [adult.id], { [adult.id]: 3 })), 409);
     expect(refused).toEqual({ code: "order_linked_stock_unavailable", message: `Not enough stock for linked event-id ${linked.id}`, data: { status: 409 } });
     expect(await obj(event.id).remaining()).toEqual(before);
-    expect(await obj(event.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
-    expect(await obj(linked.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
+    expect(await obj(event.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
+    expect(await obj(linked.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
     expect(await ordersOf(event.id)).toEqual([]);
     expect(await eventSold(event.id)).toBe(0);
     expect(await eventSold(linked.id)).toBe(0);
@@ -343,7 +343,7 @@ describe("a failure between steps leaves nothing held", () => {
 
     const refused = await expectJson(postOrder(orderBody(pass.id, [type.id], { [type.id]: 2 })), 409);
     expect(refused).toEqual({ code: "order_event_stock_unavailable", message: `No more stock available for "${c2.name}"`, data: { status: 409 } });
-    for (const id of [c1.id, c2.id, pass.id]) expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
+    for (const id of [c1.id, c2.id, pass.id]) expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
     expect((await obj(c1.id).remaining())!.event).toBe(10);
     expect(await obj(pass.id).remaining()).toEqual({ event: null, types: { [type.id]: 5 } });
     expect(await ordersOf(pass.id)).toEqual([]);
@@ -379,8 +379,8 @@ describe("a failure between steps leaves nothing held", () => {
     }
     expect(await obj(event.id).remaining()).toEqual(beforeEvent);
     expect(await obj(linked.id).remaining()).toEqual(beforeLinked);
-    expect(await obj(event.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
-    expect(await obj(linked.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
+    expect(await obj(event.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
+    expect(await obj(linked.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
     expect(await ordersOf(event.id)).toEqual([]);
     expect(await db.$count(tickets, eq(tickets.eventId, event.id))).toBe(0);
     expect(await eventSold(event.id)).toBe(0);
@@ -450,7 +450,7 @@ describe("the object's alarm settles holds that were never confirmed", () => {
 
     const abandoned = newOrderUid();
     const start = Date.now();
-    expect(await stub.reserve({ uid: abandoned, typeUnits: { [type.id]: 4 }, eventUnits: 4, tickets: [{ id: "ABANDONED0000001", typeName: "Limited" }] }, version)).toEqual({ ok: true });
+    expect(await stub.reserve({ uid: abandoned, typeUnits: { [type.id]: 4 }, eventUnits: 4, tickets: [{ id: "ABANDONED0000001", typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 16, types: { [type.id]: 6 } });
     const [hold] = (await stub.snapshot()).reservations;
     expect(hold).toMatchObject({ uid: abandoned, state: "held" });
@@ -459,7 +459,7 @@ describe("the object's alarm settles holds that were never confirmed", () => {
     expect(await runInDurableObject(stub, (_i: EventObject, state) => state.storage.getAlarm())).toBe(hold!.deadline);
 
     const pending = newOrderUid();
-    expect(await stub.reserve({ uid: pending, typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [] }, version)).toEqual({ ok: true });
+    expect(await stub.reserve({ uid: pending, typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [] }, version)).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 15, types: { [type.id]: 5 } });
 
     await expire(event.id, abandoned);
@@ -483,8 +483,8 @@ describe("the object's alarm settles holds that were never confirmed", () => {
 
     const written = newOrderUid();
     const cancelled = newOrderUid();
-    expect(await stub.reserve({ uid: written, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [{ id: "WRITTEN000000001", typeName: "Limited" }] }, version)).toEqual({ ok: true });
-    expect(await stub.reserve({ uid: cancelled, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [{ id: "CANCELLED0000001", typeName: "Limited" }] }, version)).toEqual({ ok: true });
+    expect(await stub.reserve({ uid: written, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [{ id: "WRITTEN000000001", typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
+    expect(await stub.reserve({ uid: cancelled, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [{ id: "CANCELLED0000001", typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 15, types: { [type.id]: 5 } });
 
     // The D1 batch landed, but the confirm never came.
@@ -584,7 +584,7 @@ describe("a rebuilt object answers exactly as the live one did", () => {
 
     for (const id of ids) {
       await runInDurableObject(obj(id), (o: EventObject) => o.retire());
-      expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
+      expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
       expect(await obj(id).config()).toBeNull();
     }
     for (const id of ids) await rebuildEventObject(deps(), id);
@@ -615,7 +615,7 @@ describe("a rebuilt object answers exactly as the live one did", () => {
     // A crash after the D1 delete, before the release: D1 forgot the order, the object did not.
     await db.batch([db.delete(tickets).where(eq(tickets.orderId, lost.id)), db.delete(orders).where(eq(orders.id, lost.id))]);
     // And a hold whose order never reached D1.
-    expect(await stub.reserve({ uid: newOrderUid(), typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [] }, await stub.configVersion())).toEqual({ ok: true });
+    expect(await stub.reserve({ uid: newOrderUid(), typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [] }, await stub.configVersion())).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 4, types: { [type.id]: 2 } });
 
     await rebuildEventObject(deps(), event.id);
@@ -682,9 +682,9 @@ describe("deleting an order gives its units back", () => {
 
     for (const [id, stock] of [[c1.id, 5], [c2.id, 7]] as const) {
       expect((await obj(id).remaining())!.event).toBe(stock);
-      expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
+      expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
     }
-    expect(await obj(pass.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [] });
+    expect(await obj(pass.id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
     expect([await eventSold(c1.id), await eventSold(c2.id), await eventSold(pass.id), await typeSold(pass.id, type.id)]).toEqual([0, 0, 0, 0]);
   });
 });

@@ -1,0 +1,50 @@
+// Uploads the e-ticket fonts (Noto Sans and Noto Sans SC, weight 400, WOFF) to the FILES bucket under the prefix
+// src/services/ticket-fonts.ts reads (FONT_PREFIX), with one `wrangler r2 bulk put`.
+//
+//   node scripts/upload-fonts.mjs --local [--persist-to DIR]   (npm run dev does this once per state dir)
+//   node scripts/upload-fonts.mjs --remote                      (npm run deploy)
+//
+// Locally a marker file in the state dir remembers that the upload was made, so `npm run dev` pays for it once.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+const FONT_PREFIX = /FONT_PREFIX = "([^"]+)"/.exec(readFileSync("src/services/ticket-fonts.ts", "utf8"))?.[1];
+if (!FONT_PREFIX) throw new Error("FONT_PREFIX not found in src/services/ticket-fonts.ts");
+const BUCKET = /bucket_name = "([^"]+)"/.exec(readFileSync("wrangler.toml", "utf8"))?.[1];
+if (!BUCKET) throw new Error("bucket_name not found in wrangler.toml");
+
+const args = process.argv.slice(2);
+const remote = args.includes("--remote");
+const persistAt = args.indexOf("--persist-to");
+const persistTo = persistAt >= 0 ? args[persistAt + 1] : undefined;
+if (!remote && !args.includes("--local")) {
+  console.error("usage: node scripts/upload-fonts.mjs --local [--persist-to DIR] | --remote");
+  process.exit(2);
+}
+
+const stateDir = persistTo ?? ".wrangler/state";
+const marker = join(stateDir, `${FONT_PREFIX.replace(/\W+/g, "-")}uploaded`);
+if (!remote && existsSync(marker)) process.exit(0);
+
+// Exactly the files the renderer's faces name: `<family>-<subset>-400-normal.woff` (see fontsourceFileName).
+const entries = ["noto-sans", "noto-sans-sc"].flatMap((family) => {
+  const dir = join("node_modules", "@fontsource", family, "files");
+  const pattern = new RegExp(`^${family}-[a-z0-9-\\[\\]]+-400-normal\\.woff$`);
+  return readdirSync(dir)
+    .filter((name) => pattern.test(name) && (family === "noto-sans-sc" || !name.startsWith("noto-sans-sc-")))
+    .map((name) => ({ key: `${FONT_PREFIX}${name}`, file: join(dir, name) }));
+});
+
+mkdirSync(stateDir, { recursive: true });
+const manifest = join(stateDir, "fonts-manifest.json");
+writeFileSync(manifest, JSON.stringify(entries));
+const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+const put = spawnSync(
+  "wrangler",
+  ["r2", "bulk", "put", BUCKET, "--filename", manifest, "--content-type", "font/woff", "--concurrency", "8", ...where],
+  { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CI: "true" }, shell: process.platform === "win32" },
+);
+if (put.status !== 0) process.exit(put.status ?? 1);
+if (!remote) writeFileSync(marker, `${entries.length} files\n`);
+console.log(`Uploaded ${entries.length} font files to ${remote ? "the remote" : "the local"} bucket ${BUCKET} under ${FONT_PREFIX}.`);
