@@ -5,22 +5,31 @@ import { depsOf } from "../http/deps";
 import { ok } from "../http/respond";
 import { createBody, keyParam, pathParams } from "../http/validate";
 import { escapeHtml } from "../lib/html";
+import { MAX_CUSTOMER_INPUT } from "../services/input-field-rules";
 import { personaliseBody } from "../schemas/personalisation.schema";
 import { orderByUid, personalisationNeeds, personalise, presentPersonalisation } from "../services/personalisation.service";
 
 const params = pathParams({ uid: keyParam("order") });
+
+type PresentedField = ReturnType<typeof presentPersonalisation>["tickets"][number]["fields"][number];
+
+/** The form control of one field: a list for a select field, else an input of its type, bounded like the rules. */
+function control(f: PresentedField & { options?: string[] }, saved: boolean): string {
+  const common = `name="${escapeHtml(f.id)}"${saved ? " disabled" : ""}${f.required ? " required" : ""}`;
+  if (f.options) {
+    const options = [`<option value=""></option>`, ...f.options.map((o) => `<option${o === f.value ? " selected" : ""}>${escapeHtml(o)}</option>`)];
+    return `<select ${common}>${options.join("")}</select>`;
+  }
+  const type = f.type === "date" || f.type === "time" ? f.type : "text";
+  return `<input ${common} type="${type}" value="${escapeHtml(f.value)}" maxlength="${MAX_CUSTOMER_INPUT}">`;
+}
 
 /** The small page of decisions.md 7: one form per ticket, saved through the JSON route below. */
 function page(uid: string, view: ReturnType<typeof presentPersonalisation>): string {
   const forms = view.tickets
     .filter((t) => t.fields.length > 0)
     .map((t) => {
-      const inputs = t.fields
-        .map(
-          (f) =>
-            `<label>${escapeHtml(f.name)}${f.required ? " *" : ""}<br><input name="${escapeHtml(f.id)}" type="${f.type === "password" ? "password" : f.type === "date" ? "date" : f.type === "time" ? "time" : "text"}" value="${escapeHtml(f.value)}" maxlength="50"${t.personalised ? " disabled" : ""}${f.required ? " required" : ""}></label>`,
-        )
-        .join("<br>");
+      const inputs = t.fields.map((f) => `<label>${escapeHtml(f.name)}${f.required ? " *" : ""}<br>${control(f, t.personalised)}</label>`).join("<br>");
       return `<form data-ticket="${escapeHtml(t.ticket_id)}"><h2>${escapeHtml(t.ticket_type)} <small>${escapeHtml(t.ticket_id)}</small></h2>${inputs}<br>${t.personalised ? "<p>Saved.</p>" : '<button type="submit">Save</button>'}<p class="result" role="status"></p></form>`;
     })
     .join("");

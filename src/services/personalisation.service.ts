@@ -8,6 +8,7 @@ import type { TicketRow } from "../schemas/order-tickets.schema";
 import type { PersonaliseInput } from "../schemas/personalisation.schema";
 import type { Deps } from "./deps";
 import { checkFieldAnswers, orderError } from "./order-rules";
+import { selectChoices } from "./input-field-rules";
 import { ticketTypeLabel } from "./seat-plan";
 
 /**
@@ -56,12 +57,14 @@ export function presentPersonalisation(needs: readonly TicketNeeds[]) {
       ticket_type: ticketTypeLabel(n.ticket),
       personalised: isPersonalised(n),
       // Password fields are never personalised (input-field rules), so every value here may be shown.
+      // A select field's own value is its list of choices: offered as `options`, never as a value to keep.
       fields: n.fields.map((f) => ({
         id: f.id,
         name: f.name,
         type: f.type,
-        value: n.ticket.personalisation[f.id] ?? (n.ticket.personalisedAt === null ? f.value : ""),
+        value: n.ticket.personalisation[f.id] ?? (n.ticket.personalisedAt === null && f.type !== "select" ? f.value : ""),
         required: f.isRequired,
+        ...(f.type === "select" ? { options: selectChoices(f.value) } : {}),
       })),
     })),
   };

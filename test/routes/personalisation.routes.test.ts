@@ -205,3 +205,30 @@ describe("GET /tickets/<uid>/personalise", () => {
     expect(formOf(second)).toContain('type="submit"');
   });
 });
+
+describe("select fields", () => {
+  it("offer their choices as options (never as a value), render as a list on the page, and save a choice", async () => {
+    const event = await createEvent({ event_name: unique("Pers select "), add_dashboard_orders_needed: true });
+    const size = await createInputField(event.id, { name: "Size", type: "select", value: "S,M,L", is_personalised: true, is_required: true });
+    const type = await createTicketType(event.id, { name: "Shirt", personalise: "Size" });
+    const order = await expectJson(
+      call("POST", "/admin/orders", { body: { event_id: event.id, name: "Ada Lovelace", email: "ada@example.com", tickets: [{ [type.id]: 1 }] } }),
+      201,
+    );
+    const view = await expectJson<NeedsView>(getNeeds(order.uid), 200);
+    const ticket = view.tickets[0]!;
+    expect(ticket.fields).toEqual([{ id: size.id, name: "Size", type: "select", value: "", required: true, options: ["S", "M", "L"] }]);
+
+    const page = await (await call("GET", `/tickets/${order.uid}/personalise`, pub)).text();
+    expect(page).toContain(`<select name="${size.id}" required>`);
+    expect(page).toContain("<option>M</option>");
+    expect(page).not.toContain('value="S,M,L"');
+
+    await expectError(putNeeds(order.uid, [{ ticket_id: ticket.ticket_id, fields: { [size.id]: "XL" } }]), 400, "order_illegal_field_value");
+    const saved = await expectJson<NeedsView>(putNeeds(order.uid, [{ ticket_id: ticket.ticket_id, fields: { [size.id]: "M" } }]), 200);
+    expect(saved.tickets[0]!.fields[0]).toMatchObject({ value: "M", options: ["S", "M", "L"] });
+    const after = await (await call("GET", `/tickets/${order.uid}/personalise`, pub)).text();
+    expect(after).toContain("<option selected>M</option>");
+    expect(after).toContain(`<select name="${size.id}" disabled required>`);
+  });
+});
