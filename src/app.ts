@@ -20,6 +20,7 @@ import { ordersRoutes } from "./routes/orders.routes";
 import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { invoicesRoutes } from "./routes/invoices.routes";
 import { personalisationRoutes } from "./routes/personalisation.routes";
+import { scansRoutes } from "./routes/scans.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./routes/test-payments.routes";
@@ -45,6 +46,8 @@ export function buildApp() {
   app.route(`${API_BASE}/tickets`, ticketDownloadsRoutes);
   app.route(`${API_BASE}/invoices`, invoicesRoutes);
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
+  // Scans carry a scan key, not the service key, in X-EVT-API-KEY (decisions.md 13).
+  app.route(`${API_BASE}/scans`, scansRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);

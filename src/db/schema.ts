@@ -326,6 +326,30 @@ export const tickets = sqliteTable(
   (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],
 );
 
+/**
+ * Scans, written from the event objects (which decide them) through the queue, for reports and lists. `seq` is the
+ * object's own sequence: a message delivered twice writes once. A reset (level 6) removes the ticket's earlier rows.
+ */
+export const scans = sqliteTable(
+  "scans",
+  {
+    eventId: integer("event_id").notNull(),
+    seq: integer("seq").notNull(),
+    ticketId: text("ticket_id").notNull(),
+    orderId: integer("order_id").notNull(),
+    ticketTypeId: text("ticket_type_id").notNull(),
+    // As the scan showed it (type name and seat).
+    ticketType: text("ticket_type").notNull(),
+    level: integer("level").notNull(),
+    location: text("location").notNull(),
+    // Epoch milliseconds.
+    scannedAt: integer("scanned_at").notNull(),
+    // An exit that gave a unit of stock back (reload_on_exit_needed).
+    reloaded: integer("reloaded", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.seq] }), index("scans_ticket").on(t.ticketId, t.seq), index("scans_event_type").on(t.eventId, t.ticketTypeId)],
+);
+
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {

@@ -3,12 +3,22 @@ import { LIVE_STATUSES } from "../db/order-status";
 import type { Env } from "../env";
 import type { EventConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
+import * as scans from "./scan-ledger";
 
 /** How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. */
 export const HOLD_MS = 5 * 60_000;
 
 /** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
 const EXPIRY_RETRY_MS = 60_000;
+
+/** Scans wait this long for others to join them on their way to D1 (one queue message carries up to 100). */
+const SCAN_FLUSH_MS = 200;
+const SCANS_PER_MESSAGE = 100;
+
+export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
+export type TicketScansAnswer =
+  | { ok: true; ticket: { order_id: number; qrcode: string; event_name: string; ticket_type: string; name: string; email: string; scans: { scan_level: number; scan_date: string; scan_location: string }[] } | null }
+  | { ok: false; reason: "stale" | "unknown_key" };
 
 
 interface LiveOrder {
@@ -41,6 +51,8 @@ function takeDeadline(o: LiveOrder): number | null {
 export class EventObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private cachedConfig: EventConfig | null | undefined;
+  /** An alarm at or before the next scan flush is known to be set (forgotten when the object restarts). */
+  private flushArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -51,6 +63,7 @@ export class EventObject extends DurableObject<Env> {
   private migrate(): void {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)`);
     ledger.createLedgerTables(this.sql);
+    scans.createScanTables(this.sql);
   }
 
   /** The catalogue copy this object decides with, or null before the first push. */
@@ -108,8 +121,72 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Tickets of an order were re-issued or deleted (an empty list): only these are valid here now. */
-  replaceTickets(uid: string, tickets: { id: string; typeName: string }[], info: ledger.OrderInfo | null): void {
+  replaceTickets(uid: string, tickets: ledger.ObjectTicket[], info: ledger.OrderInfo | null): void {
     this.ctx.storage.transactionSync(() => ledger.replaceTickets(this.sql, uid, tickets, info));
+  }
+
+  /** The configuration and the key a scan call names, when this object's copy is recent enough to decide. */
+  private keyFor(key: string, minVersion: number): { config: EventConfig; scanKey: EventConfig["scanKeys"][number] } | "stale" | "unknown_key" {
+    const config = this.config();
+    if (!config || config.version < minVersion) return "stale";
+    const scanKey = config.scanKeys.find((k) => k.key === key);
+    return scanKey ? { config, scanKey } : "unknown_key";
+  }
+
+  /**
+   * `POST /scans`, decided here from this object's own state: no D1 on the way. A recorded scan is durable before
+   * the answer leaves (the object's storage), and the alarm hands it to the queue that writes it to D1.
+   */
+  async scan(key: string, ticketId: string, minVersion: number): Promise<ScanAnswer> {
+    const found = this.keyFor(key, minVersion);
+    if (typeof found === "string") return { ok: false, reason: found };
+    const { config, scanKey } = found;
+    const outcome = this.ctx.storage.transactionSync(() =>
+      scans.scan(this.sql, config, scanKey, ticketId, Date.now(), (uid) => ledger.returnUnit(this.sql, uid)),
+    );
+    if (outcome.recorded) await this.armFlush();
+    return { ok: true, result: outcome.result };
+  }
+
+  /** `GET /scans/<ticket_id>`: the ticket and its scans since its last reset, dates in the key's format. */
+  ticketScans(key: string, ticketId: string, minVersion: number): TicketScansAnswer {
+    const found = this.keyFor(key, minVersion);
+    if (typeof found === "string") return { ok: false, reason: found };
+    const { config, scanKey } = found;
+    const t = scans.ticketScans(this.sql, ticketId);
+    if (!t) return { ok: true, ticket: null };
+    return {
+      ok: true,
+      ticket: {
+        order_id: t.orderId,
+        qrcode: t.ticketId,
+        event_name: config.eventName,
+        ticket_type: t.typeName,
+        name: t.name,
+        email: t.email,
+        scans: t.scans.map((s) => ({ scan_level: s.level, scan_date: scans.formatScanDate(config, scanKey, s.at), scan_location: s.location })),
+      },
+    };
+  }
+
+  private async armFlush(): Promise<void> {
+    if (this.flushArmed) return;
+    const at = Date.now() + SCAN_FLUSH_MS;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    this.flushArmed = true;
+  }
+
+  /** Hands recorded scans to the queue (`scans.record`), oldest first; a failed send is retried by the alarm. */
+  private async flushScans(): Promise<void> {
+    this.flushArmed = false;
+    const eventId = this.config()?.eventId;
+    for (;;) {
+      const pending = scans.unsyncedScans(this.sql, SCANS_PER_MESSAGE);
+      if (pending.length === 0) return;
+      await this.env.JOBS.send({ v: 1, kind: "scans.record", eventId, scans: pending });
+      this.ctx.storage.transactionSync(() => scans.markSynced(this.sql, pending.map((p) => p.seq)));
+    }
   }
 
   remaining() {
@@ -140,6 +217,7 @@ export class EventObject extends DurableObject<Env> {
    * in D1 and releases; the deadline moves a minute on, so a lost message is sent again.
    */
   override async alarm(): Promise<void> {
+    await this.flushScans();
     const now = Date.now();
     const due = ledger.dueTakes(this.sql, now);
     if (due.length > 0) {
@@ -176,7 +254,9 @@ export class EventObject extends DurableObject<Env> {
   }
 
   private async scheduleAlarm(): Promise<void> {
-    const next = ledger.nextDeadline(this.sql);
+    const deadline = ledger.nextDeadline(this.sql);
+    const flush = scans.hasUnsyncedScans(this.sql) ? Date.now() + SCAN_FLUSH_MS : null;
+    const next = deadline === null ? flush : flush === null ? deadline : Math.min(deadline, flush);
     if (next === null) return;
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);

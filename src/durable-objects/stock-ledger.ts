@@ -16,10 +16,17 @@ export interface ReservationRequest {
   typeUnits: Record<string, number>;
   /** Units against the event's own stock (counted types only). */
   eventUnits: number;
-  /** Ticket ids this reservation makes valid at this event, with the type name each shows. */
-  tickets: { id: string; typeName: string }[];
+  /** Ticket ids this reservation makes valid at this event. */
+  tickets: ObjectTicket[];
   /** Seats wanted from this event's seat plan (seated events, or the event whose plan they share). */
   seats?: number;
+}
+
+/** A ticket valid at this event: its type (id, for scan keys' filters) and the type text it shows (with seat). */
+export interface ObjectTicket {
+  id: string;
+  typeId: string;
+  typeName: string;
 }
 
 export type ReserveFailure =
@@ -42,7 +49,7 @@ export interface ReservationRecord {
 export interface LedgerSnapshot {
   totals: Record<string, number>;
   reservations: ReservationRecord[];
-  tickets: { id: string; uid: string; typeName: string }[];
+  tickets: { id: string; uid: string; typeId: string; typeName: string }[];
   seats: { seat: number; uid: string }[];
 }
 
@@ -56,6 +63,9 @@ export function createLedgerTables(sql: SqlStorage): void {
     id TEXT PRIMARY KEY, uid TEXT NOT NULL, type_name TEXT NOT NULL,
     order_id INTEGER, name TEXT, email TEXT)`);
   sql.exec(`CREATE INDEX IF NOT EXISTS tickets_uid ON tickets (uid)`);
+  // Added after the first objects were made: their tickets get the column, empty until re-synced.
+  const columns = sql.exec<{ name: string }>(`PRAGMA table_info(tickets)`).toArray().map((c) => c.name);
+  if (!columns.includes("type_id")) sql.exec(`ALTER TABLE tickets ADD COLUMN type_id TEXT NOT NULL DEFAULT ''`);
   sql.exec(`CREATE TABLE IF NOT EXISTS seats (seat INTEGER PRIMARY KEY, uid TEXT NOT NULL)`);
   sql.exec(`CREATE INDEX IF NOT EXISTS seats_uid ON seats (uid)`);
 }
@@ -145,7 +155,9 @@ export function reserve(sql: SqlStorage, config: EventConfig, request: Reservati
   for (const [typeId, units] of Object.entries(request.typeUnits)) addTotal(sql, typeTotal(typeId), units);
   addTotal(sql, EVENT_TOTAL, request.eventUnits);
   for (const seat of seats) sql.exec(`INSERT INTO seats (seat, uid) VALUES (?, ?)`, seat, request.uid);
-  for (const t of request.tickets) sql.exec(`INSERT OR REPLACE INTO tickets (id, uid, type_name) VALUES (?, ?, ?)`, t.id, request.uid, t.typeName);
+  for (const t of request.tickets) {
+    sql.exec(`INSERT OR REPLACE INTO tickets (id, uid, type_id, type_name) VALUES (?, ?, ?, ?)`, t.id, request.uid, t.typeId, t.typeName);
+  }
   return { ok: true, seats: seats.map((i) => seatAt(config.seatRanges, i)) };
 }
 
@@ -158,6 +170,18 @@ export function release(sql: SqlStorage, uid: string): boolean {
   sql.exec(`DELETE FROM reservations WHERE uid = ?`, uid);
   sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
   sql.exec(`DELETE FROM seats WHERE uid = ?`, uid);
+  return true;
+}
+
+/**
+ * An exit scan with `reload_on_exit_needed`: one unit of the order's counted units goes back to the event's
+ * stock (the reservation keeps one unit less, so releasing the order later gives back only the rest).
+ */
+export function returnUnit(sql: SqlStorage, uid: string): boolean {
+  const r = getReservation(sql, uid);
+  if (!r || r.eventUnits <= 0) return false;
+  sql.exec(`UPDATE reservations SET event_units = event_units - 1 WHERE uid = ?`, uid);
+  addTotal(sql, EVENT_TOTAL, -1);
   return true;
 }
 
@@ -204,13 +228,14 @@ export function nextDeadline(sql: SqlStorage): number | null {
 }
 
 /** Replaces the tickets of a reservation (tickets re-issued, or deleted with an empty list). */
-export function replaceTickets(sql: SqlStorage, uid: string, tickets: { id: string; typeName: string }[], info: OrderInfo | null): void {
+export function replaceTickets(sql: SqlStorage, uid: string, tickets: readonly ObjectTicket[], info: OrderInfo | null): void {
   sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
   for (const t of tickets) {
     sql.exec(
-      `INSERT OR REPLACE INTO tickets (id, uid, type_name, order_id, name, email) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO tickets (id, uid, type_id, type_name, order_id, name, email) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       t.id,
       uid,
+      t.typeId,
       t.typeName,
       info?.orderId ?? null,
       info?.name ?? null,
@@ -227,9 +252,9 @@ export function snapshot(sql: SqlStorage): LedgerSnapshot {
     .toArray()
     .map((r) => getReservation(sql, r.uid)!);
   const tickets = sql
-    .exec<{ id: string; uid: string; type_name: string }>(`SELECT id, uid, type_name FROM tickets ORDER BY id`)
+    .exec<{ id: string; uid: string; type_id: string; type_name: string }>(`SELECT id, uid, type_id, type_name FROM tickets ORDER BY id`)
     .toArray()
-    .map((t) => ({ id: t.id, uid: t.uid, typeName: t.type_name }));
+    .map((t) => ({ id: t.id, uid: t.uid, typeId: t.type_id, typeName: t.type_name }));
   const seats = sql.exec<{ seat: number; uid: string }>(`SELECT seat, uid FROM seats ORDER BY seat`).toArray();
   return { totals, reservations, tickets, seats };
 }

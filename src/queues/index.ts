@@ -3,6 +3,7 @@ import { consumeDeadLetters, consumeJobs, type JobHandler } from "./jobs.consume
 import { sendEmail } from "./emails.consumer";
 import { expireOpenOrder } from "./orders.consumer";
 import { purgePdfs } from "./pdfs.consumer";
+import { recordObjectScans } from "./scans.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
@@ -14,6 +15,7 @@ export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "email.send": sendEmail,
   "order.expire": expireOpenOrder,
   "pdf.purge": purgePdfs,
+  "scans.record": recordObjectScans,
 };
 
 export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -51,3 +51,28 @@ export const pdfPurgeJob = z.object({
   eventIds: z.array(z.number().int().positive()).max(100).default([]),
 });
 export type PdfPurgeJob = z.input<typeof pdfPurgeJob>;
+
+/** Scans an event object recorded (its own `seq` identifies each), on their way to D1 and `scan.created`. */
+export const scansRecordJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("scans.record"),
+  eventId: z.number().int().positive(),
+  scans: z
+    .array(
+      z.object({
+        seq: z.number().int().positive(),
+        ticketId: z.string().min(1).max(64),
+        orderId: z.number().int().nonnegative(),
+        typeId: z.string().max(64),
+        typeName: z.string().max(400),
+        level: z.number().int(),
+        at: z.number().int().nonnegative(),
+        location: z.string().max(200),
+        reloaded: z.boolean(),
+        result: z.looseObject({}),
+      }),
+    )
+    .min(1)
+    .max(100),
+});
+export type ScansRecordJob = z.infer<typeof scansRecordJob>;

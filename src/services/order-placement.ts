@@ -10,7 +10,7 @@ import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
 import { seatText, type Seat } from "./seat-plan";
-import { confirmStock, holdStock, releaseStock, seedTypeLabel, soldUpdates, type TicketSeed } from "./stock.service";
+import { confirmStock, holdStock, objectTicket, releaseStock, soldUpdates, type TicketSeed } from "./stock.service";
 import { orderTopic } from "./topics";
 
 /** A hold must reach D1 well inside the object's deadline (HOLD_MS, 5 minutes); past this the order is abandoned. */
@@ -45,7 +45,7 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; ev
       Promise.all(
         eventIds.map(async (eventId) => {
           const stub = deps.eventObjects.get(eventId);
-          const here = seeds.filter((s) => s.eventId === eventId).map((s) => ({ id: s.id, typeName: seedTypeLabel(s) }));
+          const here = seeds.filter((s) => s.eventId === eventId).map(objectTicket);
           if (here.length > 0) await stub.replaceTickets(order.uid, here, info);
           await stub.confirm(order.uid, info, null);
         }),

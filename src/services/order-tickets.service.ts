@@ -11,7 +11,8 @@ import { orderError, type TicketLine } from "./order-rules";
 import { ticketSeeds } from "./order-drafts";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { insertTicketRows } from "./ticket-rows";
-import { passePartoutChildren, seedTypeLabel, stockEventIds } from "./stock.service";
+import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
+import type { ObjectTicket } from "../durable-objects/stock-ledger";
 
 export interface OrderTickets {
   rows: TicketRow[];
@@ -35,7 +36,7 @@ function ticketEventIds(order: OrderRow, extra: readonly number[]): number[] {
 }
 
 /** Tells the event objects which of the order's tickets are valid there (none after a delete). */
-async function syncObjects(deps: Deps, order: OrderRow, rows: readonly { id: string; eventId: number; ticketTypeName: string }[], eventIds: readonly number[]): Promise<void> {
+async function syncObjects(deps: Deps, order: OrderRow, tickets: readonly (ObjectTicket & { eventId: number })[], eventIds: readonly number[]): Promise<void> {
   const info = { orderId: order.id, name: order.name, email: order.email };
   await Promise.all(
     eventIds.map((eventId) =>
@@ -43,7 +44,7 @@ async function syncObjects(deps: Deps, order: OrderRow, rows: readonly { id: str
         .get(eventId)
         .replaceTickets(
           order.uid,
-          rows.filter((t) => t.eventId === eventId).map((t) => ({ id: t.id, typeName: t.ticketTypeName })),
+          tickets.filter((t) => t.eventId === eventId).map(({ eventId: _, ...t }) => t),
           info,
         )
         .catch((err: unknown) => log("error", "ticket sync with the event object failed", { event_id: eventId, error: String(err) })),
@@ -80,8 +81,7 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
   const none = sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ${order.id})`;
   const written = await insertTicketRows(deps, order.uid, seeds, none).returning({ id: tickets.id });
   if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
-  const rows = seeds.map((s) => ({ id: s.id, eventId: s.eventId, ticketTypeName: seedTypeLabel(s) }));
-  await syncObjects(deps, order, rows, ticketEventIds(order, children.map((c) => c.id)));
+  await syncObjects(deps, order, seeds.map((s) => ({ ...objectTicket(s), eventId: s.eventId })), ticketEventIds(order, children.map((c) => c.id)));
   await purgeOrderPdfs(deps, [order.uid]);
 }
 

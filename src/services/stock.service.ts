@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../db/schema";
-import type { ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
+import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
 import { internalError, type ApiError } from "../http/errors";
 import { log } from "../lib/log";
 import type { EventRow } from "../schemas/events.schema";
@@ -27,6 +27,16 @@ export interface TicketSeed {
 
 /** A new ticket's type as shown for it (with its seat). */
 export const seedTypeLabel = (seed: TicketSeed): string => ticketTypeLabel({ ticketTypeName: seed.typeName, seat: seed.seat });
+
+/** A new ticket as its event object keeps it. */
+export const objectTicket = (seed: TicketSeed): ObjectTicket => ({ id: seed.id, typeId: seed.typeId, typeName: seedTypeLabel(seed) });
+
+/** A stored ticket as its event object keeps it. */
+export const objectTicketOf = (row: { id: string; ticketTypeId: string; ticketTypeName: string; seat: string }): ObjectTicket => ({
+  id: row.id,
+  typeId: row.ticketTypeId,
+  typeName: ticketTypeLabel(row),
+});
 
 export interface StockStep {
   eventId: number;
@@ -70,7 +80,7 @@ export async function planStock(deps: Deps, event: EventRow, lines: readonly Tic
       uid: "",
       typeUnits: Object.fromEntries(ordered.map((l) => [l.type.id, l.count])),
       eventUnits: counted,
-      tickets: tickets.filter((t) => t.eventId === event.id).map((t) => ({ id: t.id, typeName: seedTypeLabel(t) })),
+      tickets: tickets.filter((t) => t.eventId === event.id).map(objectTicket),
     },
     refusal: (f) => {
       if (f.kind === "type") {
@@ -110,7 +120,7 @@ export async function planStock(deps: Deps, event: EventRow, lines: readonly Tic
         uid: "",
         typeUnits: {},
         eventUnits: all,
-        tickets: tickets.filter((t) => t.eventId === child.id).map((t) => ({ id: t.id, typeName: seedTypeLabel(t) })),
+        tickets: tickets.filter((t) => t.eventId === child.id).map(objectTicket),
       },
       refusal: () => orderError("order_event_stock_unavailable", `No more stock available for "${child.eventName}"`, 409),
     });
@@ -260,7 +270,7 @@ export async function rebuildEventObject(deps: Deps, eventId: number): Promise<v
       uid: o.uid,
       typeUnits,
       eventUnits: mine.reduce((n, d) => n + d.eventUnits, 0),
-      tickets: ticketRows.filter((t) => t.orderId === o.id).map((t) => ({ id: t.id, typeName: ticketTypeLabel(t) })),
+      tickets: ticketRows.filter((t) => t.orderId === o.id).map(objectTicketOf),
       info: { orderId: o.id, name: o.name, email: o.email },
       seatIndexes: o.seats?.planEventId === eventId ? o.seats.indexes : [],
     };

@@ -1,0 +1,207 @@
+import { formatPhpDate } from "../lib/php-date";
+import { wallClockAt } from "../lib/time";
+import { decideScan, SCAN_ERRORS, type ScanRecord } from "../services/scan-rules";
+import type { EventConfig, ScanKeyConfig } from "./event-config";
+
+/**
+ * The event object's scans, in its SQLite storage: every decision is made here from the object's own state (its
+ * valid tickets and their scans), inside its single thread, so two scanners presenting one ticket at the same
+ * instant get one `true`. Scans are kept here for good; each is marked once it has been handed to the queue
+ * that writes it to D1 (reports, `scan.created`).
+ */
+
+/** The scan validation result of the spec (with `error` when refused). */
+export interface ScanResult {
+  order_id: number;
+  qrcode: string;
+  event: string;
+  name: string;
+  email: string;
+  level: number;
+  type: string;
+  status: boolean;
+  date: string;
+  location: string;
+  error?: string;
+}
+
+/** A recorded scan on its way to D1. */
+export interface PendingScan {
+  seq: number;
+  ticketId: string;
+  orderId: number;
+  typeId: string;
+  typeName: string;
+  level: number;
+  at: number;
+  location: string;
+  /** An exit that gave a unit of stock back (`reload_on_exit_needed`). */
+  reloaded: boolean;
+  result: ScanResult;
+}
+
+export function createScanTables(sql: SqlStorage): void {
+  sql.exec(`CREATE TABLE IF NOT EXISTS scans (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, ticket_id TEXT NOT NULL, type_id TEXT NOT NULL, level INTEGER NOT NULL, at INTEGER NOT NULL,
+    location TEXT NOT NULL, reloaded INTEGER NOT NULL DEFAULT 0, result TEXT NOT NULL, synced INTEGER NOT NULL DEFAULT 0)`);
+  sql.exec(`CREATE INDEX IF NOT EXISTS scans_ticket ON scans (ticket_id, seq)`);
+  sql.exec(`CREATE INDEX IF NOT EXISTS scans_unsynced ON scans (seq) WHERE synced = 0`);
+}
+
+type TicketRow = {
+  id: string;
+  uid: string;
+  type_id: string;
+  type_name: string;
+  order_id: number | null;
+  name: string | null;
+  email: string | null;
+};
+
+/** A valid ticket: known here and belonging to an order that reached D1. */
+function validTicket(sql: SqlStorage, id: string): TicketRow | null {
+  const row = sql.exec<TicketRow>(`SELECT id, uid, type_id, type_name, order_id, name, email FROM tickets WHERE id = ?`, id).toArray()[0];
+  return row && row.order_id !== null ? row : null;
+}
+
+/** The ticket's scans since its last reset (the reset included), oldest first. */
+function sinceReset(sql: SqlStorage, ticketId: string): (ScanRecord & { seq: number })[] {
+  return sql
+    .exec<{ seq: number; level: number; at: number; location: string }>(
+      `SELECT seq, level, at, location FROM scans
+       WHERE ticket_id = ? AND seq >= coalesce((SELECT max(seq) FROM scans WHERE ticket_id = ? AND level = 6), 0)
+       ORDER BY seq`,
+      ticketId,
+      ticketId,
+    )
+    .toArray();
+}
+
+export function formatScanDate(config: EventConfig, key: ScanKeyConfig, atMs: number): string {
+  return formatPhpDate(wallClockAt(atMs, config.timezone), key.dateFormat);
+}
+
+/** Whether the key's ticket filter (type names, empty: all) admits the ticket's type. */
+function admits(config: EventConfig, key: ScanKeyConfig, typeId: string): boolean {
+  if (key.tickets.length === 0) return true;
+  const allowed = new Set(config.ticketTypes.filter((t) => key.tickets.includes(t.name)).map((t) => t.id));
+  return allowed.has(typeId);
+}
+
+export interface ScanOutcome {
+  result: ScanResult;
+  /** Set when the scan was recorded: the stock unit an exit gave back, if any, has been given. */
+  recorded: PendingScan | null;
+}
+
+/**
+ * Decides one scan of `ticketId` with `key` at `now` (epoch ms), records it when it succeeds, and answers the scan
+ * validation result. `returnUnit` gives one unit of the ticket's order back (an exit with `reload_on_exit_needed`).
+ */
+export function scan(sql: SqlStorage, config: EventConfig, key: ScanKeyConfig, ticketId: string, now: number, returnUnit: (uid: string) => boolean): ScanOutcome {
+  const ticket = validTicket(sql, ticketId);
+  // In the spec's field order; an unknown ticket keeps every field, empty (decisions.md 13).
+  const answer = (status: boolean, date: string, location: string, error?: string): ScanResult => ({
+    order_id: ticket?.order_id ?? 0,
+    qrcode: ticket?.id ?? "",
+    event: config.eventName,
+    name: ticket?.name ?? "",
+    email: ticket?.email ?? "",
+    level: key.level,
+    type: ticket?.type_name ?? "",
+    status,
+    date,
+    location,
+    ...(error === undefined ? {} : { error }),
+  });
+  if (!ticket) return { result: answer(false, "", "", SCAN_ERRORS.notFound), recorded: null };
+  if (!admits(config, key, ticket.type_id)) return { result: answer(false, "", "", SCAN_ERRORS.wrongType), recorded: null };
+  const decision = decideScan(sinceReset(sql, ticket.id), key.level, key.location);
+  if (!decision.ok) {
+    const { earlier } = decision;
+    return { result: answer(false, earlier ? formatScanDate(config, key, earlier.at) : "", earlier?.location ?? "", decision.error), recorded: null };
+  }
+  const reloaded = key.level === 9 && config.reloadOnExit && returnUnit(ticket.uid);
+  const result = answer(true, formatScanDate(config, key, now), key.location);
+  const seq = sql
+    .exec<{ seq: number }>(
+      `INSERT INTO scans (ticket_id, type_id, level, at, location, reloaded, result) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+      ticket.id,
+      ticket.type_id,
+      key.level,
+      now,
+      key.location,
+      reloaded ? 1 : 0,
+      JSON.stringify(result),
+    )
+    .one().seq;
+  const recorded: PendingScan = {
+    seq,
+    ticketId: ticket.id,
+    orderId: result.order_id,
+    typeId: ticket.type_id,
+    typeName: ticket.type_name,
+    level: key.level,
+    at: now,
+    location: key.location,
+    reloaded,
+    result,
+  };
+  return { result, recorded };
+}
+
+export interface TicketScans {
+  orderId: number;
+  ticketId: string;
+  typeName: string;
+  name: string;
+  email: string;
+  scans: ScanRecord[];
+}
+
+/** A valid ticket and its scans since its last reset, for `GET /scans/<ticket_id>`; null when not valid here. */
+export function ticketScans(sql: SqlStorage, ticketId: string): TicketScans | null {
+  const ticket = validTicket(sql, ticketId);
+  if (!ticket) return null;
+  return {
+    orderId: ticket.order_id!,
+    ticketId: ticket.id,
+    typeName: ticket.type_name,
+    name: ticket.name ?? "",
+    email: ticket.email ?? "",
+    scans: sinceReset(sql, ticket.id).map(({ level, at, location }) => ({ level, at, location })),
+  };
+}
+
+/** Scans not yet handed to the queue, oldest first. */
+export function unsyncedScans(sql: SqlStorage, limit: number): PendingScan[] {
+  return sql
+    .exec<{ seq: number; ticket_id: string; type_id: string; level: number; at: number; location: string; reloaded: number; result: string }>(
+      `SELECT seq, ticket_id, type_id, level, at, location, reloaded, result FROM scans WHERE synced = 0 ORDER BY seq LIMIT ?`,
+      limit,
+    )
+    .toArray()
+    .map((r) => {
+      const result = JSON.parse(r.result) as ScanResult;
+      return {
+        seq: r.seq,
+        ticketId: r.ticket_id,
+        orderId: result.order_id,
+        typeId: r.type_id,
+        typeName: result.type,
+        level: r.level,
+        at: r.at,
+        location: r.location,
+        reloaded: r.reloaded === 1,
+        result,
+      };
+    });
+}
+
+export function markSynced(sql: SqlStorage, seqs: readonly number[]): void {
+  for (const seq of seqs) sql.exec(`UPDATE scans SET synced = 1 WHERE seq = ?`, seq);
+}
+
+export function hasUnsyncedScans(sql: SqlStorage): boolean {
+  return sql.exec(`SELECT 1 FROM scans WHERE synced = 0 LIMIT 1`).toArray().length > 0;
+}

@@ -1,0 +1,48 @@
+/**
+ * The scan levels (decisions.md 6, 12 and 13), as one pure decision over a ticket's scans since its last reset:
+ *   0 entrance, once;  1 checkpoint, after an entrance, once per location;  7 leave for a while and 8 re-enter,
+ *   alternating, after an entrance;  9 exit, after which nothing succeeds but a reset;  6 reset, always allowed,
+ *   removes the ticket's earlier scans.
+ * A refusal names its reason and, where one exists, the earlier scan it refers to (whose date and location the
+ * answer shows).
+ */
+
+export interface ScanRecord {
+  level: number;
+  /** Epoch milliseconds. */
+  at: number;
+  location: string;
+}
+
+export const SCAN_ERRORS = {
+  notFound: "Ticket not found",
+  wrongType: "Invalid ticket for this entrance",
+  noEntrance: "No entrance scan performed",
+  left: "Ticket already left the event",
+  done: "This scan has already been done",
+  away: "Ticket already temporarily left the event",
+  back: "Ticket already re-entered the event",
+} as const;
+
+export type ScanDecision = { ok: true } | { ok: false; error: string; earlier: ScanRecord | null };
+
+const refuse = (error: string, earlier: ScanRecord | null = null): ScanDecision => ({ ok: false, error, earlier });
+
+/** `history`: the ticket's scans since its last reset (resets themselves are ignored), oldest first. */
+export function decideScan(history: readonly ScanRecord[], level: number, location: string): ScanDecision {
+  if (level === 6) return { ok: true };
+  const scans = history.filter((s) => s.level !== 6);
+  const exit = scans.find((s) => s.level === 9);
+  if (exit) return refuse(SCAN_ERRORS.left, exit);
+  const entrance = scans.find((s) => s.level === 0);
+  if (level === 0) return entrance ? refuse(SCAN_ERRORS.done, entrance) : { ok: true };
+  if (!entrance) return refuse(SCAN_ERRORS.noEntrance);
+  if (level === 1) {
+    const here = scans.find((s) => s.level === 1 && s.location === location);
+    return here ? refuse(SCAN_ERRORS.done, here) : { ok: true };
+  }
+  const lastMove = scans.filter((s) => s.level === 7 || s.level === 8).at(-1);
+  if (level === 7) return lastMove?.level === 7 ? refuse(SCAN_ERRORS.away, lastMove) : { ok: true };
+  if (level === 8) return lastMove?.level === 7 ? { ok: true } : refuse(SCAN_ERRORS.back, lastMove ?? null);
+  return { ok: true }; // 9: an exit after the entrance, from inside or while away
+}

@@ -1,0 +1,52 @@
+import { sql } from "drizzle-orm";
+import { insertIf } from "../db/client";
+import { events, scans } from "../db/schema";
+import { API_BASE } from "../http/context";
+import type { ScansRecordJob } from "../queues/messages";
+import type { Deps } from "./deps";
+import { fireTopic } from "./webhook-deliveries.service";
+
+/**
+ * The `scans.record` job: scans an event object decided, written to D1 in one batch and announced as
+ * `scan.created`. At least once: a scan already written (same event and seq) is skipped, and so is its
+ * announcement. A reset removes the ticket's earlier rows; a scan older than a reset already written is not
+ * written (messages may arrive out of order). An exit that gave a unit back lowers the event's `sold` once.
+ */
+export async function recordScans(deps: Deps, job: ScansRecordJob): Promise<number> {
+  const { db } = deps;
+  const { eventId } = job;
+  const ordered = [...job.scans].sort((a, b) => a.seq - b.seq);
+  const statements = ordered.flatMap((s) => {
+    const notWritten = sql`NOT EXISTS (SELECT 1 FROM scans WHERE event_id = ${eventId} AND seq = ${s.seq})`;
+    const notReset = sql`NOT EXISTS (SELECT 1 FROM scans WHERE event_id = ${eventId} AND ticket_id = ${s.ticketId} AND level = 6 AND seq > ${s.seq})`;
+    return [
+      ...(s.level === 6 ? [db.delete(scans).where(sql`${scans.eventId} = ${eventId} AND ${scans.ticketId} = ${s.ticketId} AND ${scans.seq} < ${s.seq}`)] : []),
+      ...(s.reloaded ? [db.update(events).set({ sold: sql`max(0, ${events.sold} - 1)` }).where(sql`${events.id} = ${eventId} AND ${notWritten}`)] : []),
+      insertIf(
+        db,
+        scans,
+        {
+          eventId,
+          seq: s.seq,
+          ticketId: s.ticketId,
+          orderId: s.orderId,
+          ticketTypeId: s.typeId,
+          ticketType: s.typeName,
+          level: s.level,
+          location: s.location,
+          scannedAt: s.at,
+          reloaded: s.reloaded,
+        },
+        sql`${notWritten} AND ${notReset}`,
+      )
+        .returning({ seq: scans.seq }),
+    ];
+  });
+  const results = (await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]])) as unknown[];
+  const written = new Set(results.flatMap((r) => (Array.isArray(r) ? (r as { seq?: number }[]).flatMap((x) => (x.seq === undefined ? [] : [x.seq])) : [])));
+  const source = `${deps.origin}${API_BASE}`;
+  for (const s of ordered) {
+    if (written.has(s.seq)) await fireTopic(deps, "scan.created", { eventId, payload: { ...s.result, event_id: eventId }, source });
+  }
+  return written.size;
+}
