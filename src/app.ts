@@ -20,7 +20,8 @@ import { ordersRoutes } from "./routes/orders.routes";
 import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { invoicesRoutes } from "./routes/invoices.routes";
 import { personalisationRoutes } from "./routes/personalisation.routes";
-import { scansRoutes } from "./routes/scans.routes";
+import { reportsRoutes } from "./routes/reports.routes";
+import { scanKeyPublicKeysRoutes, scansRoutes } from "./routes/scans.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./routes/test-payments.routes";
@@ -48,6 +49,7 @@ export function buildApp() {
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   // Scans carry a scan key, not the service key, in X-EVT-API-KEY (decisions.md 13).
   app.route(`${API_BASE}/scans`, scansRoutes);
+  app.route(`${API_BASE}/scan-keys`, scanKeyPublicKeysRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);
@@ -56,6 +58,7 @@ export function buildApp() {
   app.use(`${API_BASE}/admin/*`, requireUser);
   app.route(`${API_BASE}/admin/users`, usersRoutes);
   app.route(`${API_BASE}/admin/events`, eventsRoutes);
+  app.route(`${API_BASE}/admin/events`, reportsRoutes);
   app.route(`${API_BASE}/admin/events/:id/ticket-types`, ticketTypesRoutes);
   app.route(`${API_BASE}/admin/events/:id/input-fields`, inputFieldsRoutes);
   app.route(`${API_BASE}/admin/events/:id/scan-keys`, scanKeysRoutes);

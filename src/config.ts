@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Env } from "./env";
+import type { SigningKeyJwk } from "./lib/ticket-codes";
 import { isValidTimeZone } from "./lib/time";
 
 /**
@@ -12,7 +13,36 @@ const optionalSecret = z
   .optional()
   .transform((s) => (s && s.trim() !== "" ? s : undefined));
 
+const signingKey = z.strictObject({
+  kid: z.string().regex(/^[A-Za-z0-9]{1,8}$/),
+  kty: z.literal("OKP"),
+  crv: z.literal("Ed25519"),
+  x: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  d: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
+});
+
+/** JSON array of Ed25519 JWKs with `kid`: the first signs (needs `d`), all verify. Unset: tickets carry plain ids. */
+const signingKeys = z
+  .string()
+  .optional()
+  .transform((s, ctx) => {
+    if (!s || s.trim() === "") return [];
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .array(signingKey)
+      .refine((keys) => keys.length === 0 || keys[0]!.d !== undefined, "the first key must hold its private part (d)")
+      .refine((keys) => new Set(keys.map((k) => k.kid)).size === keys.length, "kids must differ"),
+  );
+
 const schema = z.object({
+  TICKET_SIGNING_KEYS: signingKeys,
   API_KEY: z.string().min(8, "must be set (at least 8 characters)"),
   API_KEY_NEXT: optionalSecret,
   ADMIN_USERNAME: optionalSecret,
@@ -84,6 +114,8 @@ export interface Config {
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
   currency: string;
+  /** Ed25519 keys for signed ticket codes (the first signs); empty: QR codes carry the plain ticket id. */
+  ticketSigningKeys: readonly SigningKeyJwk[];
 }
 
 export class ConfigError extends Error {
@@ -125,6 +157,7 @@ export function loadConfig(env: Env): Config {
     paymentProvider: v.PAYMENT_PROVIDER,
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
+    ticketSigningKeys: v.TICKET_SIGNING_KEYS,
   };
   cache.set(env, config);
   return config;

@@ -28,6 +28,7 @@ export interface Env {
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
   RECAPTCHA_SECRET?: string;
+  TICKET_SIGNING_KEYS?: string;
   EMAIL_PROVIDER?: string;
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;

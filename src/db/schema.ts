@@ -326,6 +326,17 @@ export const tickets = sqliteTable(
   (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],
 );
 
+/** Tickets that stopped being valid (deleted, or their order deleted), for scanners syncing offline. */
+export const revokedTickets = sqliteTable(
+  "revoked_tickets",
+  {
+    ticketId: text("ticket_id").notNull(),
+    eventId: integer("event_id").notNull(),
+    revokedAt: integer("revoked_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId] }), index("revoked_tickets_event").on(t.eventId, t.revokedAt)],
+);
+
 /**
  * Scans, written from the event objects (which decide them) through the queue, for reports and lists. `seq` is the
  * object's own sequence: a message delivered twice writes once. A reset (level 6) removes the ticket's earlier rows.

@@ -16,6 +16,7 @@ const SCAN_FLUSH_MS = 200;
 const SCANS_PER_MESSAGE = 100;
 
 export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
+export type ValidTicketsAnswer = { ok: true; tickets: ReturnType<typeof scans.validTickets> } | { ok: false; reason: "stale" | "unknown_key" };
 export type TicketScansAnswer =
   | { ok: true; ticket: { order_id: number; qrcode: string; event_name: string; ticket_type: string; name: string; email: string; scans: { scan_level: number; scan_date: string; scan_location: string }[] } | null }
   | { ok: false; reason: "stale" | "unknown_key" };
@@ -167,6 +168,13 @@ export class EventObject extends DurableObject<Env> {
         scans: t.scans.map((s) => ({ scan_level: s.level, scan_date: scans.formatScanDate(config, scanKey, s.at), scan_location: s.location })),
       },
     };
+  }
+
+  /** `GET /scans/tickets`: the tickets valid here, for a scanner going offline. */
+  validTickets(key: string, minVersion: number): ValidTicketsAnswer {
+    const found = this.keyFor(key, minVersion);
+    if (typeof found === "string") return { ok: false, reason: found };
+    return { ok: true, tickets: scans.validTickets(this.sql) };
   }
 
   private async armFlush(): Promise<void> {

@@ -20,16 +20,19 @@ import { presentScanKey } from "../schemas/scan-keys.schema";
 import { presentTicketType } from "../schemas/ticket-types.schema";
 import { createEvent, deleteEvent, getEventFor, listEvents, updateEvent } from "../services/events.service";
 import { listInputFields } from "../services/input-fields.service";
+import { salesTotals, scanTotals } from "../services/reports.service";
 import { listScanKeys } from "../services/scan-keys.service";
 import { listTicketTypes } from "../services/ticket-types.service";
 
-/** An event, with `_embedded` ticket types, input fields and scan keys when `_embed` asks for them. */
+/** An event, with `_embedded` ticket types, input fields, scan keys and report totals when `_embed` asks for them. */
 async function presentWithEmbeds(c: AppContext, event: EventRow) {
   const view = presentEvent(c, event);
   const embed = embedRequest(c);
   if (embed === null) return view;
   const deps = depsOf(c);
   const embedded: Record<string, unknown[]> = {};
+  if (wantsEmbed(embed, "sales_totals")) embedded.sales_totals = [await salesTotals(deps, event.id)];
+  if (wantsEmbed(embed, "scan_totals")) embedded.scan_totals = [await scanTotals(deps, event.id)];
   if (wantsEmbed(embed, "ticket_types")) embedded.ticket_types = (await listTicketTypes(deps, event.id)).map((t) => presentTicketType(c, t));
   if (wantsEmbed(embed, "input_fields")) embedded.input_fields = (await listInputFields(deps, event.id)).map((f) => presentInputField(c, f));
   if (wantsEmbed(embed, "scan_keys")) embedded.scan_keys = (await listScanKeys(deps, event.id)).map((k) => presentScanKey(c, k));

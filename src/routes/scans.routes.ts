@@ -2,9 +2,9 @@ import { Hono } from "hono";
 import { depsOf } from "../http/deps";
 import { ok } from "../http/respond";
 import { requireScanKey, type ScanKeyEnv } from "../http/scan-key";
-import { createBody, keyParam, pathParams } from "../http/validate";
-import { scanBody } from "../schemas/scans.schema";
-import { scanTicket, ticketScansFor } from "../services/ticket-scans.service";
+import { createBody, keyParam, pathParams, query } from "../http/validate";
+import { revokedQuery, scanBody } from "../schemas/scans.schema";
+import { publicKeys, revokedSince, scanTicket, ticketScansFor, validTicketsFor } from "../services/ticket-scans.service";
 
 /** Public scans (spec "Public scans"; decisions.md 6, 13): a scan key in `X-EVT-API-KEY`, no service key. */
 export const scansRoutes = new Hono<ScanKeyEnv>()
@@ -12,6 +12,13 @@ export const scansRoutes = new Hono<ScanKeyEnv>()
 
   .post("/", createBody(scanBody), async (c) => ok(c, await scanTicket(depsOf(c), c.var.scanKey, c.req.valid("json").id)))
 
+  .get("/revoked", query(revokedQuery), async (c) => ok(c, await revokedSince(depsOf(c), c.var.scanKey, c.req.valid("query").since)))
+
+  .get("/tickets", async (c) => ok(c, await validTicketsFor(depsOf(c), c.var.scanKey)))
+
   .get("/:ticket_id", pathParams({ ticket_id: keyParam("ticket") }), async (c) =>
     ok(c, await ticketScansFor(depsOf(c), c.var.scanKey, c.req.valid("param").ticket_id)),
   );
+
+/** `GET /scan-keys/public-keys` (any scan key): the Ed25519 keys that verify signed ticket codes. */
+export const scanKeyPublicKeysRoutes = new Hono<ScanKeyEnv>().use("*", requireScanKey).get("/public-keys", (c) => ok(c, publicKeys(depsOf(c))));

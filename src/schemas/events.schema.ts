@@ -127,6 +127,8 @@ export function eventLinks(c: LinkBase, id: number): Links {
     ticket_types: embeddable(c, `/admin/events/${id}/ticket-types`),
     input_fields: embeddable(c, `/admin/events/${id}/input-fields`),
     scan_keys: embeddable(c, `/admin/events/${id}/scan-keys`),
+    sales_totals: embeddable(c, `/admin/events/${id}/sales`),
+    scan_totals: embeddable(c, `/admin/events/${id}/scans`),
   };
 }
 

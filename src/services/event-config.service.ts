@@ -82,6 +82,9 @@ export async function retireEventObject(deps: Deps, eventId: number): Promise<vo
 export interface ScanKeyTarget {
   eventId: number;
   configVersion: number;
+  /** For answers made before the event object is asked (a forged signed code). */
+  eventName: string;
+  level: number;
 }
 
 const SCAN_KEY_TTL_MS = 60_000;
@@ -97,7 +100,7 @@ export async function findScanKeyTarget({ db }: Deps, key: string, nowMs = Date.
   const hit = scanKeyCache.get(key);
   if (hit && hit.expires > nowMs) return hit.target;
   const row = await db
-    .select({ eventId: scanKeys.eventId, configVersion: events.configVersion })
+    .select({ eventId: scanKeys.eventId, configVersion: events.configVersion, eventName: events.eventName, level: scanKeys.level })
     .from(scanKeys)
     .innerJoin(events, eq(events.id, scanKeys.eventId))
     .where(eq(scanKeys.key, key))

@@ -10,7 +10,7 @@ import { isFinalOrder } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
 import { ticketSeeds } from "./order-drafts";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
-import { insertTicketRows } from "./ticket-rows";
+import { insertTicketRows, revokeTicketRows } from "./ticket-rows";
 import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
 import type { ObjectTicket } from "../durable-objects/stock-ledger";
 
@@ -87,7 +87,10 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
 
 /** `DELETE /admin/tickets/<order_id>`: the tickets are gone and no longer scan anywhere. `sold` is unchanged. */
 export async function deleteTickets(deps: Deps, order: OrderRow): Promise<void> {
-  const removed = await deps.db.delete(tickets).where(eq(tickets.orderId, order.id)).returning({ eventId: tickets.eventId });
+  const [, removed] = await deps.db.batch([
+    revokeTicketRows(deps, eq(tickets.orderId, order.id)),
+    deps.db.delete(tickets).where(eq(tickets.orderId, order.id)).returning({ eventId: tickets.eventId }),
+  ]);
   await syncObjects(deps, order, [], ticketEventIds(order, removed.map((r) => r.eventId)));
   await purgeOrderPdfs(deps, [order.uid]);
 }

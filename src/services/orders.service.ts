@@ -8,6 +8,7 @@ import type { EventRow } from "../schemas/events.schema";
 import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/orders.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
+import { revokeTicketRows } from "./ticket-rows";
 import { writeLogStatement } from "./logs.service";
 import { isFinalOrder } from "../db/order-status";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
@@ -153,6 +154,7 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
         ]
       : [];
   const results = await db.batch([
+    revokeTicketRows(deps, and(eq(tickets.orderId, current.id), stillThere)!),
     db.delete(tickets).where(and(eq(tickets.orderId, current.id), stillThere)),
     db.delete(orderClaims).where(and(eq(orderClaims.orderUid, current.uid), stillThere)),
     ...unrefunded,

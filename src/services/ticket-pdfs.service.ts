@@ -4,6 +4,7 @@ import { events, inputFields, orders, pdfTemplates, tickets, ticketTypes } from 
 import { ApiError } from "../http/errors";
 import { linkBaseOf, withoutLinks } from "../http/links";
 import { formatPhpDate } from "../lib/php-date";
+import { qrPayload, signerFor } from "../lib/ticket-codes";
 import { formatDateTime, wallClockAt } from "../lib/time";
 import { mergePdfs } from "../pdf/merge";
 import { renderTickets, type TicketView } from "../pdf/render-tickets";
@@ -84,6 +85,7 @@ async function render(deps: Deps, inputs: TicketPdfInputs): Promise<Uint8Array> 
     return personal ?? order.fields.find((f) => (id ? f.id === id : f.name === name))?.value ?? "";
   };
 
+  const signer = signerFor(deps.config.ticketSigningKeys);
   const groups = new Map<number, TicketView[]>();
   for (const t of inputs.tickets) {
     const type = typeById.get(t.ticketTypeId);
@@ -92,7 +94,7 @@ async function render(deps: Deps, inputs: TicketPdfInputs): Promise<Uint8Array> 
     const lines = [event.eventName, ticketTypeLabel(t), eventDateText(event), ...layout.map((name) => orderValue(name, t.personalisation))];
     const template = type?.attachmentId || (own.ticketsNeeded ? own.ticketPdf.attachment_id : 0);
     const group = groups.get(template) ?? [];
-    group.push({ qrPayload: t.id, lines });
+    group.push({ qrPayload: await qrPayload(signer, t), lines });
     groups.set(template, group);
   }
   const placement = {

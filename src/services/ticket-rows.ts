@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { tickets } from "../db/schema";
+import { revokedTickets, tickets } from "../db/schema";
 import { insertFrom } from "../db/client";
 import type { Deps } from "./deps";
 import type { TicketSeed } from "./stock.service";
@@ -25,4 +25,15 @@ export function insertTicketRows(deps: Deps, uid: string, seeds: readonly Ticket
     sql`json_each(${json})`,
     onlyIf,
   );
+}
+
+/**
+ * Records the tickets matching `where` as revoked (for offline scanners: `GET /scans/revoked`), as one statement for
+ * the batch that deletes them; put it before the delete.
+ */
+export function revokeTicketRows(deps: Deps, where: SQL) {
+  return insertFrom(deps.db, revokedTickets, { ticketId: tickets.id, eventId: tickets.eventId, revokedAt: deps.now() }, sql`${tickets}`, where).onConflictDoUpdate({
+    target: revokedTickets.ticketId,
+    set: { revokedAt: deps.now() },
+  });
 }

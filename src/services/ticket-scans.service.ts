@@ -1,7 +1,13 @@
-import type { ScanAnswer, TicketScansAnswer } from "../durable-objects/event.do";
-import { ApiError } from "../http/errors";
+import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../durable-objects/event.do";
+import type { ScanResult } from "../durable-objects/scan-ledger";
+import { looksSigned, signerFor } from "../lib/ticket-codes";
+import { SCAN_ERRORS } from "./scan-rules";
+import { and, asc, eq, gte } from "drizzle-orm";
+import { events, revokedTickets } from "../db/schema";
+import { ApiError, invalidParams } from "../http/errors";
 import { invalidScanKey } from "../http/scan-key";
 import { log } from "../lib/log";
+import { formatDateTime, parseDateTime } from "../lib/time";
 import type { Deps } from "./deps";
 import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "./event-config.service";
 
@@ -11,9 +17,11 @@ export type ScanKeyUse = ScanKeyTarget & { key: string };
  * Asks the key's event object, which decides from its own state. An object behind the catalogue version the key
  * was read at is brought up to date and asked again; a key the object does not know (deleted) is a 401.
  */
-async function ask<T extends ScanAnswer | TicketScansAnswer>(deps: Deps, use: ScanKeyUse, call: (minVersion: number) => Promise<T>): Promise<Extract<T, { ok: true }>> {
+type Answer = ScanAnswer | TicketScansAnswer | ValidTicketsAnswer;
+
+async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (minVersion: number) => Promise<T>): Promise<Extract<T, { ok: true }>> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const answer: ScanAnswer | TicketScansAnswer = await call(use.configVersion);
+    const answer: Answer = await call(use.configVersion);
     if (answer.ok) return answer as Extract<T, { ok: true }>;
     if (answer.reason === "unknown_key") {
       forgetScanKey(use.key);
@@ -25,10 +33,24 @@ async function ask<T extends ScanAnswer | TicketScansAnswer>(deps: Deps, use: Sc
   throw new ApiError(503, "scan_unavailable", "Scanning is briefly unavailable for this event; try again.");
 }
 
-/** `POST /scans`: the scan validation result (decisions.md 6, 12, 13). */
-export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string) {
+/** The answer for a code refused at the edge (forged, altered, unknown key id, another event's): not found. */
+function notFoundHere(use: ScanKeyUse): ScanResult {
+  return { order_id: 0, qrcode: "", event: use.eventName, name: "", email: "", level: use.level, type: "", status: false, date: "", location: "", error: SCAN_ERRORS.notFound };
+}
+
+/**
+ * `POST /scans`: the scan validation result (decisions.md 6, 12, 13). The code is a plain ticket id or a signed
+ * code; a signed code is verified here, and one that fails never reaches the event object.
+ */
+export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Promise<ScanResult> {
+  let ticketId = code;
+  if (looksSigned(code)) {
+    const verified = await signerFor(deps.config.ticketSigningKeys).verify(code);
+    if (!verified || verified.eventId !== use.eventId) return notFoundHere(use);
+    ticketId = verified.ticketId;
+  }
   const stub = deps.eventObjects.get(use.eventId);
-  return (await ask(deps, use, (v) => stub.scan(use.key, code, v) as Promise<ScanAnswer>)).result;
+  return (await ask(deps, use, (v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
 }
 
 /** `GET /scans/<ticket_id>`: the ticket and its scans, for any scan key of its event. */
@@ -37,4 +59,33 @@ export async function ticketScansFor(deps: Deps, use: ScanKeyUse, ticketId: stri
   const { ticket } = await ask(deps, use, (v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
   if (!ticket) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
   return ticket;
+}
+
+/** `GET /scans/tickets`: the event's valid tickets, from its object (decisions.md 13, offline scanning). */
+export async function validTicketsFor(deps: Deps, use: ScanKeyUse) {
+  const stub = deps.eventObjects.get(use.eventId);
+  const { tickets } = await ask(deps, use, (v) => stub.validTickets(use.key, v) as Promise<ValidTicketsAnswer>);
+  return { event_id: use.eventId, tickets };
+}
+
+/**
+ * `GET /scans/revoked?since=`: tickets of the event that stopped being valid since then (a date-time in the event's
+ * zone; all when omitted), newest last.
+ */
+export async function revokedSince(deps: Deps, use: ScanKeyUse, since: string | undefined) {
+  const event = await deps.db.select({ timezone: events.timezone }).from(events).where(eq(events.id, use.eventId)).get();
+  const timezone = event?.timezone ?? deps.config.timezone;
+  const from = since ? parseDateTime(since, timezone) : 0;
+  if (from === null) throw invalidParams({ since: 'must be a date-time "YYYY-MM-DD HH:MM:SS"' });
+  const rows = await deps.db
+    .select()
+    .from(revokedTickets)
+    .where(and(eq(revokedTickets.eventId, use.eventId), gte(revokedTickets.revokedAt, from)))
+    .orderBy(asc(revokedTickets.revokedAt), asc(revokedTickets.ticketId));
+  return { event_id: use.eventId, revoked: rows.map((r) => ({ ticket_id: r.ticketId, revoked_at: formatDateTime(r.revokedAt, timezone) })) };
+}
+
+/** `GET /scan-keys/public-keys`: the keys that verify signed ticket codes, for scanners checking offline. */
+export function publicKeys(deps: Deps) {
+  return { keys: signerFor(deps.config.ticketSigningKeys).publicKeys() };
 }
