@@ -27,6 +27,7 @@ const HEALTH_REQUESTS = 500;
 const WARM_ORDERS = 10;
 const CACHED_REQUESTS = 300;
 const TICKETS_PER_ORDER = 10;
+const SCAN_TICKETS = 300;
 
 const ATTENDEES = [
   "Zoë Nuñez-Grâce", // Latin with accents
@@ -62,6 +63,21 @@ async function timedGet(url) {
   const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1_000, Math.min(60_000, remainingMs()))) });
   const body = new Uint8Array(await res.arrayBuffer());
   return { ms: performance.now() - start, status: res.status, type: res.headers.get("content-type"), body };
+}
+
+/** One timed POST of JSON with a scan key; the answer's JSON is returned with the time. */
+async function timedScan(ctx, id) {
+  const start = performance.now();
+  const res = await fetch(`${ctx.service.url}/scans`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-EVT-API-KEY": ctx.scanKey.key },
+    body: JSON.stringify({ id }),
+    signal: AbortSignal.timeout(Math.max(1_000, Math.min(60_000, remainingMs()))),
+  });
+  const body = await res.json();
+  const ms = performance.now() - start;
+  if (res.status !== 200) throw new Error(`POST /scans answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms, body };
 }
 
 /** A download that must be a PDF of `pages` pages (checked outside the timing when `pages` is given). */
@@ -126,7 +142,20 @@ async function seedCatalogue(ctx) {
     { name: "Regular", price: 25, maximum_to_order: 0, attachment_id: template.id, personalise: "Attendee", layout: "Attendee,Name,Order-id,Email" },
     201,
   );
-  Object.assign(ctx, { event, attendee, type, template });
+  const scanKey = await service.admin("POST", `/admin/events/${event.id}/scan-keys`, { level: 0, location: "Main entrance" }, 201);
+  Object.assign(ctx, { event, attendee, type, template, scanKey });
+}
+
+/** One order of SCAN_TICKETS tickets whose ids the scan rows present (plain ids: the service runs without signing keys). */
+async function seedScanTickets(ctx) {
+  const order = await ctx.service.admin(
+    "POST",
+    "/admin/orders",
+    { event_id: ctx.event.id, name: "Door Test", email: "door@example.com", tickets: [{ [ctx.type.id]: SCAN_TICKETS }] },
+    201,
+  );
+  const listed = await ctx.service.admin("GET", `/admin/tickets/${order.id}`, undefined, 200);
+  ctx.scanTicketIds = listed.tickets.map((t) => t.ticket_id);
 }
 
 /** A dashboard order of ten tickets, every ticket personalised with a name of another script. */
@@ -200,13 +229,39 @@ async function cached(ctx) {
   return { samples };
 }
 
+/** Entrance scans of distinct valid tickets: each is decided (and recorded) by the event object. */
+async function scanFirst(ctx) {
+  const samples = [];
+  for (const id of ctx.scanTicketIds) {
+    if (remainingMs() < 10_000) break;
+    const r = await timedScan(ctx, id);
+    if (r.body.status !== true) throw new Error(`the first scan of ${id} was refused: ${JSON.stringify(r.body)}`);
+    samples.push(r.ms);
+  }
+  return { samples };
+}
+
+/** The same tickets again: refused as already done, with the earlier scan's date and location. */
+async function scanRepeat(ctx) {
+  const samples = [];
+  for (const id of ctx.scanTicketIds) {
+    if (remainingMs() < 8_000) break;
+    const r = await timedScan(ctx, id);
+    if (r.body.status !== false || r.body.error !== "This scan has already been done") throw new Error(`a repeated scan of ${id}: ${JSON.stringify(r.body)}`);
+    samples.push(r.ms);
+  }
+  return { samples };
+}
+
 const ROWS = [
   { id: "render_cold", label: "render cold, 10 tickets", run: renderCold },
   { id: "health", label: "GET /health", run: health, reference: true },
   { id: "render_warm", label: "render warm, 10 tickets", run: renderWarm },
   { id: "cached", label: "cached download, 10 tickets", run: cached },
+  { id: "scan_first", label: "POST /scans, valid tickets", run: scanFirst },
+  { id: "scan_repeat", label: "POST /scans, already scanned", run: scanRepeat },
 ];
-const TABLE_ORDER = ["health", "render_cold", "render_warm", "cached"];
+const TABLE_ORDER = ["health", "render_cold", "render_warm", "cached", "scan_first", "scan_repeat"];
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -249,7 +304,10 @@ async function main() {
       checkTime("seeding");
       ctx.uids.push(await placeOrder(ctx, i));
     }
-    console.log(`Seeded 1 template, 1 event, ${ctx.uids.length} orders of ${TICKETS_PER_ORDER} personalised tickets in ${Date.now() - setupStart} ms.`);
+    await seedScanTickets(ctx);
+    console.log(
+      `Seeded 1 template, 1 event, ${ctx.uids.length} orders of ${TICKETS_PER_ORDER} personalised tickets and ${SCAN_TICKETS} tickets to scan in ${Date.now() - setupStart} ms.`,
+    );
 
     // A fresh isolate for the cold render: restart on the same state.
     await service.stop();

@@ -43,18 +43,23 @@ function notFoundHere(use: ScanKeyUse): ScanResult {
  * code; a signed code is verified here, and one that fails never reaches the event object.
  */
 export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Promise<ScanResult> {
-  let ticketId = code;
-  if (looksSigned(code)) {
-    const verified = await signerFor(deps.config.ticketSigningKeys).verify(code);
-    if (!verified || verified.eventId !== use.eventId) return notFoundHere(use);
-    ticketId = verified.ticketId;
-  }
+  const ticketId = await ticketIdOf(deps, use, code);
+  if (ticketId === null) return notFoundHere(use);
   const stub = deps.eventObjects.get(use.eventId);
   return (await ask(deps, use, (v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
 }
 
-/** `GET /scans/<ticket_id>`: the ticket and its scans, for any scan key of its event. */
-export async function ticketScansFor(deps: Deps, use: ScanKeyUse, ticketId: string) {
+/** The ticket id a code names for this key's event: a plain id as it is, a signed code once verified (else null). */
+async function ticketIdOf(deps: Deps, use: ScanKeyUse, code: string): Promise<string | null> {
+  if (!looksSigned(code)) return code;
+  const verified = await signerFor(deps.config.ticketSigningKeys).verify(code);
+  return verified && verified.eventId === use.eventId ? verified.ticketId : null;
+}
+
+/** `GET /scans/<ticket_id>`: the ticket and its scans, for any scan key of its event (the id or the signed code). */
+export async function ticketScansFor(deps: Deps, use: ScanKeyUse, code: string) {
+  const ticketId = await ticketIdOf(deps, use, code);
+  if (ticketId === null) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
   const stub = deps.eventObjects.get(use.eventId);
   const { ticket } = await ask(deps, use, (v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
   if (!ticket) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
