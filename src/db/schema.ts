@@ -358,7 +358,12 @@ export const scans = sqliteTable(
     // An exit that gave a unit of stock back (reload_on_exit_needed).
     reloaded: integer("reloaded", { mode: "boolean" }).notNull().default(false),
   },
-  (t) => [primaryKey({ columns: [t.eventId, t.seq] }), index("scans_ticket").on(t.ticketId, t.seq), index("scans_event_type").on(t.eventId, t.ticketTypeId)],
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.seq] }),
+    index("scans_ticket").on(t.ticketId, t.seq),
+    index("scans_event_type").on(t.eventId, t.ticketTypeId),
+    index("scans_order").on(t.orderId),
+  ],
 );
 
 export const idempotencyKeys = sqliteTable(

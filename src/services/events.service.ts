@@ -4,7 +4,9 @@ import {
   events,
   inputFields,
   orders,
+  revokedTickets,
   scanKeys,
+  scans,
   ticketTypes,
   tickets,
   users,
@@ -349,6 +351,8 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   // Ticket types go before input fields: the reference triggers refuse to delete a field a type still names.
   await db.batch([
     db.delete(tickets).where(eq(tickets.eventId, event.id)),
+    db.delete(scans).where(eq(scans.eventId, event.id)),
+    db.delete(revokedTickets).where(eq(revokedTickets.eventId, event.id)),
     db.delete(orders).where(eq(orders.eventId, event.id)),
     db.delete(ticketTypes).where(eq(ticketTypes.eventId, event.id)),
     db.delete(inputFields).where(eq(inputFields.eventId, event.id)),

@@ -1,6 +1,7 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { inIds } from "../db/client";
-import { events, tickets, ticketTypes } from "../db/schema";
+import { events, scans, tickets, ticketTypes } from "../db/schema";
+import { formatDateTime } from "../lib/time";
 import type { EventRow } from "../schemas/events.schema";
 import type { ScanView, TicketRow } from "../schemas/order-tickets.schema";
 import type { OrderRow } from "../schemas/orders.schema";
@@ -20,14 +21,27 @@ export interface OrderTickets {
   scans: Map<string, ScanView[]>;
 }
 
-/** The tickets of the orders, with the events they are valid at. */
+/**
+ * The tickets of the orders, with the events they are valid at and their scans as D1 has them (written shortly
+ * after each scan; dates in the event's zone).
+ */
 export async function ticketsOfOrders({ db }: Deps, orderIds: readonly number[]): Promise<OrderTickets> {
   if (orderIds.length === 0) return { rows: [], events: new Map(), scans: new Map() };
-  const rows = await db.select().from(tickets).where(inIds(tickets.orderId, orderIds)).orderBy(asc(tickets.createdAt), asc(tickets.id));
+  const [rows, scanRows] = await db.batch([
+    db.select().from(tickets).where(inIds(tickets.orderId, orderIds)).orderBy(asc(tickets.createdAt), asc(tickets.id)),
+    db.select().from(scans).where(inIds(scans.orderId, orderIds)).orderBy(asc(scans.seq)),
+  ]);
   const eventIds = [...new Set(rows.map((t) => t.eventId))];
   const eventRows = eventIds.length > 0 ? await db.select().from(events).where(inIds(events.id, eventIds)) : [];
-  // Scans arrive with the scanning issue; until a ticket has been scanned its list is empty.
-  return { rows, events: new Map(eventRows.map((e) => [e.id, e])), scans: new Map() };
+  const eventsById = new Map(eventRows.map((e) => [e.id, e]));
+  const byTicket = new Map<string, ScanView[]>();
+  for (const s of scanRows) {
+    const timezone = eventsById.get(s.eventId)?.timezone ?? "UTC";
+    const list = byTicket.get(s.ticketId) ?? [];
+    list.push({ level: s.level, date: formatDateTime(Math.floor(s.scannedAt / 1000), timezone), location: s.location });
+    byTicket.set(s.ticketId, list);
+  }
+  return { rows, events: eventsById, scans: byTicket };
 }
 
 /** Every event an order's tickets may be valid at: where it holds stock, and where its tickets are now. */

@@ -1,0 +1,1 @@
+CREATE INDEX `scans_order` ON `scans` (`order_id`);
