@@ -32,7 +32,9 @@ export interface TicketCode {
   ticketId: string;
 }
 
-const CODE = /^([A-Za-z0-9]{1,8})\.([1-9][0-9]{0,9})\.([A-Za-z0-9]{16})\.([A-Za-z0-9_-]{86})$/;
+// 64 signature bytes are 86 base64url characters whose last one carries 4 unused bits: only their zero spelling
+// (A, Q, g, w) is accepted, so every code has exactly one written form.
+const CODE = /^([A-Za-z0-9]{1,8})\.([1-9][0-9]{0,9})\.([A-Za-z0-9]{16})\.([A-Za-z0-9_-]{85}[AQgw])$/;
 
 export function looksSigned(code: string): boolean {
   return code.includes(".");

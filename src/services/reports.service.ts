@@ -94,16 +94,24 @@ export async function scansReport({ db }: Deps, eventIds: readonly number[]): Pr
   });
 }
 
-/** `_embed=sales_totals`: the event's sales over all statuses and over the final ones (what counts as sold). */
-export async function salesTotals(deps: Deps, eventId: number) {
-  const lines = await salesReport(deps, [eventId]);
-  const sum = (rows: SalesLine[]) => ({
-    total_orders: rows.reduce((n, l) => n + l.total_orders, 0),
-    total_amount: centsToAmount(rows.reduce((n, l) => n + Math.round(l.total_amount * 100), 0)),
-    total_tickets: rows.reduce((n, l) => n + l.total_tickets, 0),
-  });
-  const final = lines.filter((l) => (FINAL_STATUSES as readonly string[]).includes(l.payment_status));
-  return { ...sum(lines), final: sum(final) };
+/**
+ * `_embed=sales_totals`: the event's orders over all statuses, and over the final ones (what counts as sold; an
+ * order still awaiting its customer's confirmation is not final yet).
+ */
+export async function salesTotals({ db }: Deps, eventId: number) {
+  const isFinal = sql`payment_status IN (SELECT value FROM json_each(${JSON.stringify(FINAL_STATUSES)})) AND awaits_confirmation = 0`;
+  const row = await db.get<{ orders: number; cents: number; tickets: number; f_orders: number; f_cents: number; f_tickets: number }>(sql`
+    SELECT count(*) AS orders, coalesce(sum(total_cents), 0) AS cents, coalesce(sum(num_tickets), 0) AS tickets,
+           count(*) FILTER (WHERE ${isFinal}) AS f_orders,
+           coalesce(sum(total_cents) FILTER (WHERE ${isFinal}), 0) AS f_cents,
+           coalesce(sum(num_tickets) FILTER (WHERE ${isFinal}), 0) AS f_tickets
+    FROM orders WHERE event_id = ${eventId}`);
+  return {
+    total_orders: row?.orders ?? 0,
+    total_amount: centsToAmount(row?.cents ?? 0),
+    total_tickets: row?.tickets ?? 0,
+    final: { total_orders: row?.f_orders ?? 0, total_amount: centsToAmount(row?.f_cents ?? 0), total_tickets: row?.f_tickets ?? 0 },
+  };
 }
 
 /** `_embed=scan_totals`: the event's valid tickets, how many were scanned at least once, and all scans by level. */

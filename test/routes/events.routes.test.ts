@@ -43,6 +43,8 @@ const eventLinks = (id: number) => ({
   ticket_types: [{ embeddable: true, href: `${BASE}/admin/events/${id}/ticket-types` }],
   input_fields: [{ embeddable: true, href: `${BASE}/admin/events/${id}/input-fields` }],
   scan_keys: [{ embeddable: true, href: `${BASE}/admin/events/${id}/scan-keys` }],
+  sales_totals: [{ embeddable: true, href: `${BASE}/admin/events/${id}/sales` }],
+  scan_totals: [{ embeddable: true, href: `${BASE}/admin/events/${id}/scans` }],
 });
 
 /** The `Link` header as rel -> URL. */
@@ -612,7 +614,9 @@ describe("_embed", () => {
   it("embeds ticket types, input fields and scan keys under _embedded", async () => {
     const { event, type, field, key } = await eventWithCatalogue();
     const body = await expectJson(call("GET", `/admin/events/${event.id}?_embed`), 200);
-    expect(Object.keys(body._embedded).sort()).toEqual(["input_fields", "scan_keys", "ticket_types"]);
+    expect(Object.keys(body._embedded).sort()).toEqual(["input_fields", "sales_totals", "scan_keys", "scan_totals", "ticket_types"]);
+    expect(body._embedded.sales_totals).toEqual([{ total_orders: 0, total_amount: 0, total_tickets: 0, final: { total_orders: 0, total_amount: 0, total_tickets: 0 } }]);
+    expect(body._embedded.scan_totals).toEqual([{ tickets: 0, scanned_tickets: 0, unscanned_tickets: 0, total_scans: 0, scans_by_level: {} }]);
     expect(body._embedded.ticket_types).toEqual([type]);
     expect(body._embedded.input_fields).toEqual([field]);
     expect(body._embedded.scan_keys).toEqual([key]);
@@ -639,7 +643,7 @@ describe("_embed", () => {
   it("embeds empty lists for an event without catalogue, and embeds in lists", async () => {
     const bare = await createEvent({ event_name: uname("Bare ") });
     const body = await expectJson(call("GET", `/admin/events/${bare.id}?_embed`), 200);
-    expect(body._embedded).toEqual({ ticket_types: [], input_fields: [], scan_keys: [] });
+    expect(body._embedded).toMatchObject({ ticket_types: [], input_fields: [], scan_keys: [] });
 
     const { event, field } = await eventWithCatalogue();
     const { body: rows } = await list(`/admin/events?include=${event.id},${bare.id}&_embed=input_fields`);

@@ -244,7 +244,7 @@ describe("findScanKeyTarget", () => {
     const key = await createScanKey(id, { location: "Gate" });
     const { configVersion } = await versionsInD1(id);
 
-    expect(await findScanKeyTarget(deps(), key.key)).toEqual({ eventId: id, configVersion });
+    expect(await findScanKeyTarget(deps(), key.key)).toEqual({ eventId: id, configVersion, eventName: event.event_name, level: key.level });
     expect(await findScanKeyTarget(deps(), "ZZZZZZZZZZZZZZZZ")).toBeNull();
   });
 
@@ -253,7 +253,7 @@ describe("findScanKeyTarget", () => {
     const id = event.id as number;
     const key = await createScanKey(id, { location: "Gate" });
     const { configVersion } = await versionsInD1(id);
-    const target = { eventId: id, configVersion };
+    const target = { eventId: id, configVersion, eventName: event.event_name, level: key.level };
     const now = Date.now();
 
     expect(await findScanKeyTarget(deps(), key.key, now)).toEqual(target);

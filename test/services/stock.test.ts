@@ -450,7 +450,7 @@ describe("the object's alarm settles holds that were never confirmed", () => {
 
     const abandoned = newOrderUid();
     const start = Date.now();
-    expect(await stub.reserve({ uid: abandoned, typeUnits: { [type.id]: 4 }, eventUnits: 4, tickets: [{ id: "ABANDONED0000001", typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
+    expect(await stub.reserve({ uid: abandoned, typeUnits: { [type.id]: 4 }, eventUnits: 4, tickets: [{ id: "ABANDONED0000001", typeId: type.id, typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 16, types: { [type.id]: 6 } });
     const [hold] = (await stub.snapshot()).reservations;
     expect(hold).toMatchObject({ uid: abandoned, state: "held" });
@@ -483,8 +483,8 @@ describe("the object's alarm settles holds that were never confirmed", () => {
 
     const written = newOrderUid();
     const cancelled = newOrderUid();
-    expect(await stub.reserve({ uid: written, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [{ id: "WRITTEN000000001", typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
-    expect(await stub.reserve({ uid: cancelled, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [{ id: "CANCELLED0000001", typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
+    expect(await stub.reserve({ uid: written, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [{ id: "WRITTEN000000001", typeId: type.id, typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
+    expect(await stub.reserve({ uid: cancelled, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [{ id: "CANCELLED0000001", typeId: type.id, typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 15, types: { [type.id]: 5 } });
 
     // The D1 batch landed, but the confirm never came.
@@ -504,7 +504,7 @@ describe("the object's alarm settles holds that were never confirmed", () => {
     const snap = await stub.snapshot();
     expect(snap.reservations).toEqual([{ uid: written, state: "taken", deadline: null, eventUnits: 3, typeUnits: { [type.id]: 3 } }]);
     expect(await stub.remaining()).toEqual({ event: 17, types: { [type.id]: 7 } });
-    expect(snap.tickets).toEqual([{ id: "WRITTEN000000001", uid: written, typeName: "Limited" }]);
+    expect(snap.tickets).toEqual([{ id: "WRITTEN000000001", uid: written, typeId: type.id, typeName: "Limited" }]);
     // The taken ticket learnt its order.
     const ticketRow = await runInDurableObject(stub, (_i: EventObject, state) =>
       state.storage.sql.exec<{ order_id: number; name: string; email: string }>(`SELECT order_id, name, email FROM tickets WHERE uid = ?`, written).toArray(),
