@@ -288,6 +288,9 @@ export const orders = sqliteTable(
     // Seats held for the order's tickets at its event (seated events only), in ticket order.
     seats: text("seats", { mode: "json" }).$type<OrderSeats>(),
     expiresAt: integer("expires_at"),
+    // The coupon the order used (the first order of a group carries the one use); its limits are checked by the
+    // triggers of migration 0015 when the order is written.
+    couponId: integer("coupon_id"),
     // Orders placed together (a group's dates) share one payment: the uid of the first of them.
     paymentGroup: text("payment_group").notNull().default(""),
     // With confirmation emails the order waits for its customer (no tickets, no `sold`) until confirmed.
@@ -304,6 +307,7 @@ export const orders = sqliteTable(
     index("orders_email_key").on(t.emailKey),
     index("orders_status").on(t.paymentStatus),
     index("orders_payment_group").on(t.paymentGroup),
+    index("orders_coupon").on(t.couponId),
   ],
 );
 
@@ -324,6 +328,44 @@ export const tickets = sqliteTable(
     createdAt: integer("created_at").notNull().default(0),
   },
   (t) => [index("tickets_order").on(t.orderId), index("tickets_event").on(t.eventId)],
+);
+
+export type CouponType = "percent" | "fixed";
+
+/**
+ * Discount codes (spec "Coupon", decisions.md 5.4, 5.5, 12). `amount` is in hundredths: percent hundredths for
+ * `percent`, cents for `fixed`. Uses: `used` counts final orders (cleared by reset-counters); open orders hold a use
+ * while they are open, counted from the orders themselves.
+ */
+export const coupons = sqliteTable(
+  "coupons",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    code: text("code").notNull(),
+    // The code lowercased by JavaScript: codes are unique case-insensitively.
+    codeKey: text("code_key").notNull(),
+    description: text("description").notNull().default(""),
+    type: text("type").$type<CouponType>().notNull(),
+    individualUse: integer("individual_use", { mode: "boolean" }).notNull().default(false),
+    amountHundredths: integer("amount_hundredths").notNull().default(0),
+    usageLimit: integer("usage_limit").notNull().default(0),
+    usageLimitPerUser: integer("usage_limit_per_user").notNull().default(0),
+    used: integer("used").notNull().default(0),
+    lastUsed: integer("last_used"),
+    startDate: integer("start_date"),
+    endDate: integer("end_date"),
+    events: text("events", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+    tickets: text("tickets", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    minimumTickets: integer("minimum_tickets").notNull().default(0),
+    maximumTickets: integer("maximum_tickets").notNull().default(0),
+    minimumAmountCents: integer("minimum_amount_cents").notNull().default(0),
+    maximumAmountCents: integer("maximum_amount_cents").notNull().default(0),
+    email: text("email").notNull().default(""),
+    emailKey: text("email_key").notNull().default(""),
+    createdAt: integer("created_at").notNull(),
+    modifiedAt: integer("modified_at").notNull(),
+  },
+  (t) => [uniqueIndex("coupons_code_key").on(t.codeKey), index("coupons_email_key").on(t.emailKey)],
 );
 
 /** Tickets that stopped being valid (deleted, or their order deleted), for scanners syncing offline. */
