@@ -120,6 +120,7 @@ export async function placeOrders(
     currency: deps.config.currency,
     deductions: d.plan.deductions,
     seats: d.seats,
+    couponId: null,
     expiresAt: final ? null : expiresAt,
     paymentGroup,
     awaitsConfirmation: awaiting,
