@@ -8,6 +8,9 @@ import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
 import { confirmationsRoutes } from "./routes/confirmations.routes";
+import { bulkRoutes } from "./routes/bulk.routes";
+import { couponEmailsRoutes } from "./routes/coupon-emails.routes";
+import { couponsRoutes } from "./routes/coupons.routes";
 import { customerOrdersRoutes } from "./routes/customer-orders.routes";
 import { emailListsRoutes } from "./routes/email-lists.routes";
 import { emailsRoutes } from "./routes/emails.routes";
@@ -67,6 +70,9 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/logs`, logsRoutes);
   app.route(`${API_BASE}/admin/orders`, ordersRoutes);
   app.route(`${API_BASE}/admin/tickets`, orderTicketsRoutes);
+  app.route(`${API_BASE}/admin/coupons/bulk/emails`, couponEmailsRoutes);
+  app.route(`${API_BASE}/admin/coupons`, couponsRoutes);
+  app.route(`${API_BASE}/admin/bulk`, bulkRoutes);
   app.route(`${API_BASE}/admin/webhooks`, webhooksRoutes);
   app.route(`${API_BASE}/admin/emails`, emailsRoutes);
 

@@ -82,6 +82,7 @@ const schema = z.object({
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
   RECAPTCHA_SECRET: optionalSecret,
+  BULK_BATCH_SIZE: z.string().default("25").transform(Number).pipe(z.number().int().min(1).max(100)),
   CURRENCY: z
     .string()
     .default("EUR")
@@ -114,6 +115,8 @@ export interface Config {
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
   currency: string;
+  /** The most ids one bulk send call takes (decisions.md 10). */
+  bulkBatchSize: number;
   /** Ed25519 keys for signed ticket codes (the first signs); empty: QR codes carry the plain ticket id. */
   ticketSigningKeys: readonly SigningKeyJwk[];
 }
@@ -158,6 +161,7 @@ export function loadConfig(env: Env): Config {
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
+    bulkBatchSize: v.BULK_BATCH_SIZE,
   };
   cache.set(env, config);
   return config;

@@ -29,6 +29,7 @@ export interface Env {
   STRIPE_WEBHOOK_SECRET?: string;
   RECAPTCHA_SECRET?: string;
   TICKET_SIGNING_KEYS?: string;
+  BULK_BATCH_SIZE?: string;
   EMAIL_PROVIDER?: string;
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;

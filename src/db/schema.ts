@@ -288,6 +288,9 @@ export const orders = sqliteTable(
     // Seats held for the order's tickets at its event (seated events only), in ticket order.
     seats: text("seats", { mode: "json" }).$type<OrderSeats>(),
     expiresAt: integer("expires_at"),
+    // Epoch seconds a refund of this paid order was claimed by a queue consumer (null: none running); a claim older
+    // than REFUND_CLAIM_S is taken over, the provider's idempotency key keeping the money from moving twice.
+    refundStartedAt: integer("refund_started_at"),
     // The coupon the order used (the first order of a group carries the one use); its limits are checked by the
     // triggers of migration 0015 when the order is written.
     couponId: integer("coupon_id"),

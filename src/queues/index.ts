@@ -4,6 +4,7 @@ import { sendEmail } from "./emails.consumer";
 import { expireOpenOrder } from "./orders.consumer";
 import { purgePdfs } from "./pdfs.consumer";
 import { recordObjectScans } from "./scans.consumer";
+import { refundPaidOrder } from "./refunds.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
@@ -16,6 +17,7 @@ export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "order.expire": expireOpenOrder,
   "pdf.purge": purgePdfs,
   "scans.record": recordObjectScans,
+  "order.refund": refundPaidOrder,
 };
 
 export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -76,3 +76,12 @@ export const scansRecordJob = z.object({
     .max(100),
 });
 export type ScansRecordJob = z.infer<typeof scansRecordJob>;
+
+/** Refund a paid order (a bulk refund send, or `POST /admin/orders/<id>/refund`) of `amountCents`. */
+export const orderRefundJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("order.refund"),
+  orderId: z.number().int().positive(),
+  eventId: z.number().int().nonnegative().optional(),
+  amountCents: z.number().int().nonnegative(),
+});

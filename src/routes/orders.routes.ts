@@ -17,7 +17,10 @@ import {
   updateOrderBody,
   type OrderRow,
 } from "../schemas/orders.schema";
+import { refundOneBody } from "../schemas/bulk.schema";
 import { ticketsOfOrders } from "../services/order-tickets.service";
+import { requestRefund } from "../services/refunds.service";
+import { centsToAmount } from "../lib/money";
 import { createDashboardOrder, deleteOrder, eventsOf, getOrderFor, listOrders, updateOrder } from "../services/orders.service";
 
 /** Orders as the API shows them, with `_embedded.tickets` (tickets and their scans) when `_embed` asks. */
@@ -66,6 +69,14 @@ export const ordersRoutes = new Hono<AppEnv>()
     assertReadOnlyUnchanged(readOnlySent, presentOrder(c, current, eventsById.get(current.eventId)));
     const updated = await updateOrder(deps, current, { customStatus: patch.custom_status, name: patch.name, email: patch.email });
     return ok(c, { ...presentOrderContact(updated), _links: orderLinks(c, updated) });
+  })
+
+  .post("/:id/refund", pathId("order"), createBody(refundOneBody), async (c) => {
+    const deps = depsOf(c);
+    const order = await getOrderFor(deps, c.var.user, c.req.valid("param").id);
+    const amount = await requestRefund(deps, order, c.req.valid("json").amount);
+    // Accepted: the refund itself runs in the queue (decisions.md 10); the order turns `refunded` when it is done.
+    return c.json({ order_id: order.id, amount: centsToAmount(amount), status: "queued" }, 202);
   })
 
   .delete("/:id", pathId("order"), async (c) => {

@@ -53,6 +53,7 @@ export const createDashboardOrderBody = z.strictObject({
   fields: orderFieldsInput.optional(),
   amount: amount.optional(),
   tickets: orderTicketsInput,
+  coupon: z.string().trim().min(1).max(100).optional(),
 });
 export type DashboardOrderInput = z.output<typeof createDashboardOrderBody>;
 

@@ -6,6 +6,7 @@ import type { EventRow } from "../schemas/events.schema";
 import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
+import { applyCoupon } from "./coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
 import { placeOrders } from "./order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
@@ -84,7 +85,7 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
   }
   const claims = new Map<string, ClaimRow[]>();
   for (const d of drafts) claims.set(d.uid, await whoMayOrder(deps, d, { name, email }));
-  if (input.coupon) throw orderError("coupon_not_found", `Coupon code ${input.coupon} not found`);
+  if (input.coupon) drafts.splice(0, drafts.length, ...(await applyCoupon(deps, input.coupon, event, drafts, email)));
 
   const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
   const who = { name, email, ipAddress };

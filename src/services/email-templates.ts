@@ -6,7 +6,25 @@ import { escapeHtml } from "../lib/html";
  * rendering only fills them in.
  */
 
-export type Keyword = "NAME" | "EMAIL" | "YEAR" | "TICKETS" | "DOWNLOAD-TICKETS" | "PERSONALISE" | "INVOICE" | "FIELDS" | "CONFIRM";
+export type Keyword =
+  | "NAME"
+  | "EMAIL"
+  | "YEAR"
+  | "TICKETS"
+  | "DOWNLOAD-TICKETS"
+  | "PERSONALISE"
+  | "INVOICE"
+  | "FIELDS"
+  | "CONFIRM"
+  // Coupon emails (decisions.md 9).
+  | "CODE"
+  | "AMOUNT"
+  | "START-DATE"
+  | "END-DATE"
+  | "MIN-TICKETS"
+  | "MAX-TICKETS"
+  | "MIN-AMOUNT"
+  | "MAX-AMOUNT";
 
 /** Each keyword's value: `text` is inserted escaped, `html` as markup (the ticket and field summaries). */
 export type KeywordValues = Partial<Record<Keyword, { text: string } | { html: string }>>;

@@ -24,6 +24,8 @@ export interface OrderDraft {
   children: EventRow[];
   seeds: TicketSeed[];
   plan: StockPlan;
+  /** The coupon this order carries the use of (set by applyCoupon on the purchase's first order). */
+  couponId?: number | null;
 }
 
 /** The order `uid`: 40 characters of [A-Za-z0-9], a capability for the public download. */

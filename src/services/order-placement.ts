@@ -1,10 +1,11 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
-import { orderClaims, orders, type OrderSeats, type StockDeduction } from "../db/schema";
+import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } from "../db/schema";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
+import { usageLimitReached } from "./coupon-rules";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
@@ -24,14 +25,27 @@ export interface Orderer {
   ipAddress: string;
 }
 
+/** A final order used its coupon: `used` and `last_used` move (an open order only held the use). */
+function couponUsed(deps: Deps, couponId: number, onlyIf?: SQL) {
+  return deps.db
+    .update(coupons)
+    .set({ used: sql`${coupons.used} + 1`, lastUsed: deps.now() })
+    .where(and(eq(coupons.id, couponId), onlyIf));
+}
+
 /**
- * What makes an order final, as statements for one batch: its tickets, `sold`, and (with `emails_needed`) the
- * new-order email in the outbox. `onlyIf` guards them all, so a batch that lost a race writes none of them.
+ * What makes an order final, as statements for one batch: its tickets, `sold`, its coupon's use and (with
+ * `emails_needed`) the new-order email in the outbox. `onlyIf` guards them all, so a batch that lost a race writes
+ * none of them.
  */
 export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, seeds: readonly TicketSeed[], deductions: readonly StockDeduction[], onlyIf?: SQL) {
   const orderId = sql`(SELECT id FROM orders WHERE uid = ${order.uid})`;
   return {
-    writes: [insertTicketRows(deps, order.uid, seeds, onlyIf), ...soldUpdates(deps, deductions, 1, onlyIf)],
+    writes: [
+      insertTicketRows(deps, order.uid, seeds, onlyIf),
+      ...soldUpdates(deps, deductions, 1, onlyIf),
+      ...(order.couponId === null ? [] : [couponUsed(deps, order.couponId, onlyIf)]),
+    ],
     email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order"), orderId, onlyIf) : null,
   };
 }
@@ -120,7 +134,8 @@ export async function placeOrders(
     currency: deps.config.currency,
     deductions: d.plan.deductions,
     seats: d.seats,
-    couponId: null,
+    couponId: d.couponId ?? null,
+    refundStartedAt: null,
     expiresAt: final ? null : expiresAt,
     paymentGroup,
     awaitsConfirmation: awaiting,
@@ -151,6 +166,8 @@ export async function placeOrders(
     // A claim refused in the batch: a parallel order by the same person got there first.
     if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
     if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());
+    // The coupon's last uses went to parallel orders (the order triggers of migration 0015 decide).
+    if (isCheckViolation(err, "coupons.usage_limit")) throw usageLimitReached();
     throw err;
   }
 

@@ -7,6 +7,7 @@ import { centsToDecimal } from "../lib/money";
 import type { EventRow } from "../schemas/events.schema";
 import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/orders.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
+import { applyCoupon } from "./coupon-checkout";
 import type { Deps } from "./deps";
 import { revokeTicketRows } from "./ticket-rows";
 import { writeLogStatement } from "./logs.service";
@@ -48,8 +49,9 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
     throw invalidParams({ amount: `must not be above the list price (${centsToDecimal(draft.totals.listCents)})` });
   }
   const claims = new Map([[draft.uid, await whoMayOrder(deps, draft, { name, email })]]);
+  const [priced] = input.coupon ? await applyCoupon(deps, input.coupon, event, [draft], email, input.amount) : [draft];
   const confirmation = confirmationFor(event, deps.now());
-  const [order] = await placeOrders(deps, [draft], "dashboard", { name, email, ipAddress }, null, { claims, confirmation });
+  const [order] = await placeOrders(deps, [priced!], "dashboard", { name, email, ipAddress }, null, { claims, confirmation });
   return { order: order!, event };
 }
 

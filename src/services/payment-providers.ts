@@ -23,7 +23,8 @@ export interface PaymentProvider {
   readonly name: string;
   startCheckout(deps: Deps, group: CheckoutGroup): Promise<{ checkoutUrl: string; paymentId: string }>;
   expireCheckout(deps: Deps, paymentId: string): Promise<void>;
-  refund(deps: Deps, paymentId: string, amountCents: number): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** `idempotencyKey`: the same refund asked twice moves the money once (the provider remembers the key). */
+  refund(deps: Deps, paymentId: string, amountCents: number, idempotencyKey?: string): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 /**

@@ -13,13 +13,17 @@ import type { PaymentProvider } from "./payment-providers";
 const STRIPE_MIN_EXPIRY_S = 31 * 60;
 const SIGNATURE_TOLERANCE_S = 300;
 
-async function call(deps: Deps, path: string, form: Record<string, string>) {
+async function call(deps: Deps, path: string, form: Record<string, string>, idempotencyKey?: string) {
   const { apiUrl, secretKey } = deps.config.stripe;
   const x = await exchange(
     `${apiUrl}${path}`,
     {
       method: "POST",
-      headers: { Authorization: `Bearer ${secretKey}`, "Content-Type": "application/x-www-form-urlencoded" },
+      headers: {
+        Authorization: `Bearer ${secretKey}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+        ...(idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {}),
+      },
       body: new URLSearchParams(form).toString(),
     },
     { allowHttp: deps.config.allowHttpOutbound, timeoutMs: 10_000 },
@@ -59,9 +63,9 @@ export const stripeProvider: PaymentProvider = {
   async expireCheckout(deps, paymentId) {
     if (paymentId.startsWith("cs_")) await call(deps, `/v1/checkout/sessions/${encodeURIComponent(paymentId)}/expire`, {});
   },
-  async refund(deps, paymentId, amountCents) {
+  async refund(deps, paymentId, amountCents, idempotencyKey) {
     const key = paymentId.startsWith("pi_") ? "payment_intent" : "charge";
-    const result = await call(deps, "/v1/refunds", { [key]: paymentId, amount: String(amountCents) });
+    const result = await call(deps, "/v1/refunds", { [key]: paymentId, amount: String(amountCents) }, idempotencyKey);
     return result.ok ? { ok: true } : { ok: false, message: result.error };
   },
 };

@@ -1,0 +1,1 @@
+ALTER TABLE `orders` ADD `refund_started_at` integer;

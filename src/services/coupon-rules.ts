@@ -1,0 +1,82 @@
+import type { CouponRow } from "../schemas/coupons.schema";
+import { centsToDecimal } from "../lib/money";
+import { orderError } from "./order-rules";
+import { divideRoundHalfUp } from "./pricing";
+
+/**
+ * A coupon at checkout (decisions.md 5.4, 5.5, 12), as plain rules over the coupon, the moment, the orderer and the
+ * priced lines. Checked in the order of the decided messages; the usage limits are checked here from what was read
+ * and enforced again by the order triggers inside the order's batch.
+ */
+
+export type { CouponRow };
+
+export interface CouponLine {
+  /** The ticket type's name (what a coupon's `tickets` lists). */
+  name: string;
+  count: number;
+  unitCents: number;
+}
+
+export interface CouponUse {
+  now: number;
+  eventId: number;
+  /** The orderer's email, lowercased. */
+  emailKey: string;
+  lines: readonly CouponLine[];
+  /** Uses held now: `used` plus open orders (all orderers), and this orderer's live orders with the coupon. */
+  usesHeld: number;
+  usesHeldByOrderer: number;
+}
+
+export const couponNotFound = (code: string) => orderError("coupon_not_found", `Coupon code ${code} not found`);
+
+/** The lines the coupon concerns: those of its ticket types, or all when it names none. */
+function concerned(coupon: CouponRow, lines: readonly CouponLine[]): CouponLine[] {
+  return coupon.tickets.length === 0 ? [...lines] : lines.filter((l) => coupon.tickets.includes(l.name));
+}
+
+/** ` <types>` in the messages: the coupon's ticket types, or nothing when it names none. */
+function typesText(coupon: CouponRow): string {
+  return coupon.tickets.length === 0 ? "" : ` ${coupon.tickets.join(", ")}`;
+}
+
+/** Throws the first rule the use breaks (`coupon_*`, 400). */
+export function checkCoupon(coupon: CouponRow, use: CouponUse): void {
+  if (coupon.startDate !== null && use.now < coupon.startDate) throw orderError("coupon_not_active", "The discount code is not yet active");
+  if (coupon.endDate !== null && use.now > coupon.endDate) throw orderError("coupon_expired", "The discount code has expired");
+  const overLimit = coupon.usageLimit > 0 && use.usesHeld >= coupon.usageLimit;
+  const overUserLimit = coupon.usageLimitPerUser > 0 && use.usesHeldByOrderer >= coupon.usageLimitPerUser;
+  if (overLimit || overUserLimit) throw usageLimitReached();
+  if (coupon.emailKey !== "" && coupon.emailKey !== use.emailKey) throw orderError("coupon_wrong_email", "This discount code is linked to another email address");
+  if (coupon.events.length > 0 && !coupon.events.includes(use.eventId)) throw orderError("coupon_wrong_event", "This discount code is not linked to this event");
+  const lines = concerned(coupon, use.lines);
+  const tickets = lines.reduce((n, l) => n + l.count, 0);
+  const amount = lines.reduce((n, l) => n + l.count * l.unitCents, 0);
+  const types = typesText(coupon);
+  if (coupon.minimumTickets > 0 && tickets < coupon.minimumTickets) {
+    throw orderError("coupon_min_tickets", `This discount code requires a minimum of ${coupon.minimumTickets} tickets${types}`);
+  }
+  if (coupon.maximumTickets > 0 && tickets > coupon.maximumTickets) {
+    throw orderError("coupon_max_tickets", `This discount code allows a maximum of ${coupon.maximumTickets} tickets${types}`);
+  }
+  if (coupon.minimumAmountCents > 0 && amount < coupon.minimumAmountCents) {
+    throw orderError("coupon_min_amount", `A minimum amount of ${centsToDecimal(coupon.minimumAmountCents)}${types} is required for this discount code`);
+  }
+  if (coupon.maximumAmountCents > 0 && amount > coupon.maximumAmountCents) {
+    throw orderError("coupon_max_amount", `A maximum amount of ${centsToDecimal(coupon.maximumAmountCents)}${types} is allowed for this discount code`);
+  }
+}
+
+export const usageLimitReached = () => orderError("coupon_usage_limit", "The maximum number of times the discount code can be used has been reached");
+
+/**
+ * The discount in cents (decisions.md 5.5): a `percent` coupon takes its share of the lines it concerns (all, or
+ * its ticket types), rounded half up; a `fixed` one takes its amount off the total, never below 0.
+ */
+export function couponDiscountCents(coupon: CouponRow, lines: readonly CouponLine[]): number {
+  const total = lines.reduce((n, l) => n + l.count * l.unitCents, 0);
+  if (coupon.type === "fixed") return Math.min(coupon.amountHundredths, total);
+  const base = concerned(coupon, lines).reduce((n, l) => n + l.count * l.unitCents, 0);
+  return Math.min(total, divideRoundHalfUp(base * coupon.amountHundredths, 10_000));
+}
