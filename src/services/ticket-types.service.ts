@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { insertWithFreshId } from "./fresh-ids";
-import { inputFields, scanKeys, tickets, ticketTypes } from "../db/schema";
+import { coupons, inputFields, scanKeys, tickets, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import { randomHex } from "../lib/random";
 import type { TicketTypeInput, TicketTypeRow } from "../schemas/ticket-types.schema";
@@ -152,6 +152,24 @@ function renameInScanKeys(deps: Deps, eventId: number, from: string, to: string)
     .where(and(eq(scanKeys.eventId, eventId), sql`EXISTS (SELECT 1 FROM json_each(${scanKeys.tickets}) WHERE value = ${from})`));
 }
 
+/**
+ * Coupons limited to this event (its id among their `events`) follow a rename of a type they name. Coupons with
+ * no events are left as they are: their names may belong to any event.
+ */
+function renameInCoupons(deps: Deps, eventId: number, from: string, to: string) {
+  return deps.db
+    .update(coupons)
+    .set({
+      tickets: sql`(SELECT json_group_array(CASE WHEN value = ${from} THEN ${to} ELSE value END ORDER BY key) FROM json_each(${coupons.tickets}))`,
+    })
+    .where(
+      and(
+        sql`EXISTS (SELECT 1 FROM json_each(${coupons.events}) WHERE value = ${eventId})`,
+        sql`EXISTS (SELECT 1 FROM json_each(${coupons.tickets}) WHERE value = ${from})`,
+      ),
+    );
+}
+
 export async function updateTicketType(deps: Deps, user: AuthUser, current: TicketTypeRow, input: TicketTypeInput): Promise<TicketTypeRow> {
   const values = await resolve(deps, user, current.eventId, current, input);
   const { db } = deps;
@@ -160,6 +178,7 @@ export async function updateTicketType(deps: Deps, user: AuthUser, current: Tick
     const [rows] = await db.batch([
       db.update(ticketTypes).set(values).where(where).returning(),
       renameInScanKeys(deps, current.eventId, current.name, values.name),
+      renameInCoupons(deps, current.eventId, current.name, values.name),
       bumpConfigVersion(deps, current.eventId),
     ]);
     if (!rows[0]) throw invalidId("ticket_type");
@@ -173,7 +192,7 @@ export async function updateTicketType(deps: Deps, user: AuthUser, current: Tick
   }
 }
 
-/** A ticket type with sold tickets, or one a scan key still names, stays (409 naming why). */
+/** A ticket type with sold tickets, or one a scan key or a coupon of its event still names, stays (409 naming why). */
 export async function deleteTicketType(deps: Deps, current: TicketTypeRow): Promise<void> {
   const { db } = deps;
   const issued = await db
@@ -189,6 +208,18 @@ export async function deleteTicketType(deps: Deps, current: TicketTypeRow): Prom
     .where(and(eq(scanKeys.eventId, current.eventId), sql`EXISTS (SELECT 1 FROM json_each(${scanKeys.tickets}) WHERE value = ${current.name})`));
   if (referrers.length > 0) {
     throw conflict(`Ticket type "${current.name}" is named by the scan key(s) at ${referrers.map((r) => `"${r.location}"`).join(", ")}.`);
+  }
+  const couponReferrers = await db
+    .select({ code: coupons.code })
+    .from(coupons)
+    .where(
+      and(
+        sql`EXISTS (SELECT 1 FROM json_each(${coupons.events}) WHERE value = ${current.eventId})`,
+        sql`EXISTS (SELECT 1 FROM json_each(${coupons.tickets}) WHERE value = ${current.name})`,
+      ),
+    );
+  if (couponReferrers.length > 0) {
+    throw conflict(`Ticket type "${current.name}" is named by the coupon(s) ${couponReferrers.map((r) => `"${r.code}"`).join(", ")}.`);
   }
   await db.batch([
     db.delete(ticketTypes).where(and(eq(ticketTypes.eventId, current.eventId), eq(ticketTypes.id, current.id), eq(ticketTypes.sold, 0))),

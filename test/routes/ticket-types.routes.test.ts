@@ -886,3 +886,28 @@ describe("authority", () => {
     expect(await listTypes(eventId)).toEqual([{ ...type, sold: 0 }]);
   });
 });
+
+describe("coupons naming a ticket type (decisions.md 13: names are references)", () => {
+  it("a rename reaches the coupons of the event; a delete of a named type is a 409 naming the coupon", async () => {
+    const event = await createEvent({ event_name: unique("Coupon refs ") });
+    const other = await createEvent({ event_name: unique("Coupon refs other ") });
+    const type = await createTicketType(event.id, { name: "Early" });
+    await createTicketType(other.id, { name: "Early" });
+    const mine = await expectJson(
+      call("POST", "/admin/coupons", { body: { code: unique("REF"), type: "percent", amount: 10, events: String(event.id), tickets: "Early" } }),
+      201,
+    );
+    const elsewhere = await expectJson(
+      call("POST", "/admin/coupons", { body: { code: unique("REFO"), type: "percent", amount: 10, events: String(other.id), tickets: "Early" } }),
+      201,
+    );
+
+    await expectJson(call("PUT", `/admin/events/${event.id}/ticket-types/${type.id}`, { body: { name: "Early bird" } }), 200);
+    expect((await expectJson(call("GET", `/admin/coupons/${mine.id}`), 200)).tickets).toBe("Early bird");
+    expect((await expectJson(call("GET", `/admin/coupons/${elsewhere.id}`), 200)).tickets).toBe("Early");
+
+    const err = await expectError(call("DELETE", `/admin/events/${event.id}/ticket-types/${type.id}`), 409, "rest_conflict");
+    expect(err.message).toContain(mine.code);
+    expect((await expectJson(call("GET", `/admin/events/${event.id}/ticket-types/${type.id}`), 200)).name).toBe("Early bird");
+  });
+});
