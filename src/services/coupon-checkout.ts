@@ -1,27 +1,27 @@
 import { and, eq, sql } from "drizzle-orm";
 import { LIVE_STATUSES } from "../db/order-status";
 import { coupons, orders } from "../db/schema";
-import type { EventRow } from "../schemas/events.schema";
 import { checkCoupon, couponDiscountCents, couponNotFound, type CouponLine } from "./coupon-rules";
 import type { Deps } from "./deps";
 import type { OrderDraft } from "./order-drafts";
 import { orderTotals, spreadDiscount } from "./pricing";
 
 /**
- * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12): found by its code (any case) for
- * an event with `coupons_needed`, checked against the whole purchase (a group's dates together), its discount
+ * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12): found by its code (any case) when
+ * every order's event has `coupons_needed`, checked against the whole purchase (a group's dates together; the
+ * coupon's events must hold every one of them), its discount
  * spread over the orders in proportion to their list totals. The first order (lowest event id) carries the use.
  * A dashboard `amount` decides the total by itself: the coupon is then checked and counted but discounts nothing.
  */
 export async function applyCoupon(
   deps: Deps,
   code: string,
-  pathEvent: EventRow,
   drafts: readonly OrderDraft[],
   email: string,
   chargedCents?: number,
 ): Promise<OrderDraft[]> {
-  if (!pathEvent.couponsNeeded) throw couponNotFound(code);
+  // The orders' own events decide (a group's chosen dates, not the path event that may get no order).
+  if (!drafts.every((d) => d.event.couponsNeeded)) throw couponNotFound(code);
   const { db } = deps;
   const coupon = await db.select().from(coupons).where(eq(coupons.codeKey, code.trim().toLowerCase())).get();
   if (!coupon) throw couponNotFound(code);
@@ -37,7 +37,7 @@ export async function applyCoupon(
   const lines: CouponLine[] = drafts.flatMap((d) => d.priced.map((l) => ({ name: l.name, count: l.count, unitCents: l.unitCents })));
   checkCoupon(coupon, {
     now: deps.now(),
-    eventId: pathEvent.id,
+    eventIds: drafts.map((d) => d.event.id),
     emailKey,
     lines,
     usesHeld: coupon.used + (held?.open ?? 0),

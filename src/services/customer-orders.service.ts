@@ -85,7 +85,7 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
   }
   const claims = new Map<string, ClaimRow[]>();
   for (const d of drafts) claims.set(d.uid, await whoMayOrder(deps, d, { name, email }));
-  if (input.coupon) drafts.splice(0, drafts.length, ...(await applyCoupon(deps, input.coupon, event, drafts, email)));
+  if (input.coupon) drafts.splice(0, drafts.length, ...(await applyCoupon(deps, input.coupon, drafts, email)));
 
   const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
   const who = { name, email, ipAddress };

@@ -49,7 +49,7 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
     throw invalidParams({ amount: `must not be above the list price (${centsToDecimal(draft.totals.listCents)})` });
   }
   const claims = new Map([[draft.uid, await whoMayOrder(deps, draft, { name, email })]]);
-  const [priced] = input.coupon ? await applyCoupon(deps, input.coupon, event, [draft], email, input.amount) : [draft];
+  const [priced] = input.coupon ? await applyCoupon(deps, input.coupon, [draft], email, input.amount) : [draft];
   const confirmation = confirmationFor(event, deps.now());
   const [order] = await placeOrders(deps, [priced!], "dashboard", { name, email, ipAddress }, null, { claims, confirmation });
   return { order: order!, event };
