@@ -22,7 +22,15 @@ export async function consumeJobs(
   env: Env,
   handlers: Readonly<Record<string, JobHandler>>,
 ): Promise<void> {
-  const deps = depsFromEnv(env);
+  // Work a handler defers (webhooks fired by the services it calls) is part of its job: awaited before the ack,
+  // since a queue invocation may end as soon as the handler returns.
+  let deferred: Promise<unknown>[] = [];
+  const deps = depsFromEnv(env, (work) => deferred.push(work));
+  const settle = async () => {
+    const pending = deferred;
+    deferred = [];
+    await Promise.allSettled(pending);
+  };
   for (const message of batch.messages) {
     const parsed = jobEnvelope.safeParse(message.body);
     const handler = parsed.success ? handlers[parsed.data.kind] : undefined;
@@ -36,8 +44,10 @@ export async function consumeJobs(
     }
     try {
       await handler(deps, env, parsed.data);
+      await settle();
       message.ack();
     } catch (err) {
+      await settle();
       if (err instanceof MalformedJob) {
         await writeLog(deps, { logType: "Queue", description: `Dropped malformed "${parsed.data.kind}" message ${message.id}: ${err.message}` });
         message.ack();

@@ -9,7 +9,8 @@ import { depsFromEnv, type Deps } from "../../src/services/deps";
 import { expireOrder } from "../../src/services/payments.service";
 import { BASE, ORIGIN, call, expectError, expectJson, request, unique } from "../helpers/api";
 import { createEvent, createTicketType, db } from "../helpers/catalogue";
-import { programStub, receivedBy, stubUrl, type StubRequest } from "../helpers/stubs";
+import { hmacHex, SECRET_KEY, stripeEnv, stripeSignature, toHex, WEBHOOK_SECRET } from "../helpers/stripe";
+import { programStub, receivedBy, type StubRequest } from "../helpers/stubs";
 
 /**
  * Stripe Checkout (docs/who-may-order.md "Stripe", docs/ordering.md "Payments", decisions.md 5.3 and 13 "Orders"):
@@ -22,26 +23,12 @@ import { programStub, receivedBy, stubUrl, type StubRequest } from "../helpers/s
 type Json = Record<string, any>;
 type OrderRow = typeof orders.$inferSelect;
 
-const SECRET_KEY = "sk_test_x";
-const WEBHOOK_SECRET = "whsec_test";
 const SESSION = { id: "cs_test_123", url: "https://checkout.stripe.test/c/pay/cs_test_123" };
 const SESSION_BODY = JSON.stringify(SESSION);
 const REFUND_BODY = JSON.stringify({ id: "re_1", status: "succeeded" });
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-const encoder = new TextEncoder();
-
-/** The deployment's settings with Stripe as the payment provider, its API being the stub named `apiName`. */
-function stripeEnv(apiName: string): typeof env {
-  return {
-    ...env,
-    PAYMENT_PROVIDER: "stripe",
-    STRIPE_API_URL: stubUrl(`/${apiName}`),
-    STRIPE_SECRET_KEY: SECRET_KEY,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  } as typeof env;
-}
 
 const stripeDeps = (apiName: string): Deps => depsFromEnv(stripeEnv(apiName), undefined, ORIGIN);
 
@@ -117,18 +104,7 @@ function expectStripeCall(r: StubRequest | undefined, path: string): void {
 
 // ---- Stripe's webhook: events and their signature ----
 
-const toHex = (bytes: ArrayBuffer | Uint8Array) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
-
-/** v1 as Stripe computes it: hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint's secret. */
-async function hmacHex(secret: string, t: number, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(`${t}.${body}`)));
-}
-
-async function sign(body: string, options: { t?: number; secret?: string } = {}): Promise<string> {
-  const t = options.t ?? nowSeconds();
-  return `t=${t},v1=${await hmacHex(options.secret ?? WEBHOOK_SECRET, t, body)}`;
-}
+const sign = stripeSignature;
 
 /** A Stripe event (API shape) around a Checkout Session object. */
 function stripeEvent(type: string, session: Json): string {
