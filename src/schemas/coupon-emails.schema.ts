@@ -35,6 +35,9 @@ export const couponEmailsListBody = z
   .superRefine((c, ctx) => {
     if (c.bulk_source === "0" && c.template_code === "") ctx.addIssue({ code: "custom", path: ["template_code"], message: "is required when bulk_source is 0" });
     if (c.date_from !== "" && c.date_to !== "" && c.date_to < c.date_from) ctx.addIssue({ code: "custom", path: ["date_to"], message: "must not be before date_from" });
+    // 0 is no bound, so only two bounds both given can contradict each other.
+    if (c.tickets_maximum > 0 && c.tickets_minimum > c.tickets_maximum) ctx.addIssue({ code: "custom", path: ["tickets_maximum"], message: "must not be below tickets_minimum" });
+    if (c.amount_maximum > 0 && c.amount_minimum > c.amount_maximum) ctx.addIssue({ code: "custom", path: ["amount_maximum"], message: "must not be below amount_minimum" });
   });
 export type CouponEmailsCriteria = z.output<typeof couponEmailsListBody>;
 

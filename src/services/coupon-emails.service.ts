@@ -61,7 +61,7 @@ export async function listCouponEmailTargets(deps: Deps, user: AuthUser, c: Coup
   assertScope(user, c.event_ids);
   const { db } = deps;
   if (c.bulk_source === "0") {
-    await templateCoupon(deps, c.template_code);
+    if (!visibleTo(user, await templateCoupon(deps, c.template_code))) throw forbidden("The template coupon is not one of your coupons.");
     const rows = await db
       .select({ id: emailListEntries.id })
       .from(emailListEntries)

@@ -569,3 +569,15 @@ describe("organizers", () => {
     expect(await mailsTo(mineEntries[1]!.email)).toEqual([]);
   });
 });
+
+describe("list criteria that contradict themselves", () => {
+  it.each([
+    ["tickets_maximum", { tickets_minimum: 5, tickets_maximum: 4 }],
+    ["amount_maximum", { amount_minimum: 10.01, amount_maximum: 10 }],
+  ])("a minimum above its (non-zero) maximum is a 400 naming %s; a maximum of 0 is no bound", async (field, extra) => {
+    const err = await expectError(call("POST", "/admin/coupons/bulk/emails/list", { body: criteria(extra) }), 400, "rest_invalid_param");
+    expect(Object.keys(err.data.params ?? {})).toContain(field);
+    const open = { ...extra, [field]: 0 };
+    await expectJson(call("POST", "/admin/coupons/bulk/emails/list", { body: criteria(open) }), 200);
+  });
+});
