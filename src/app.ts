@@ -9,6 +9,7 @@ import { log } from "./lib/log";
 import { metaRoutes } from "./routes/meta.routes";
 import { confirmationsRoutes } from "./routes/confirmations.routes";
 import { bulkRoutes } from "./routes/bulk.routes";
+import { docsRoutes } from "./routes/docs.routes";
 import { couponEmailsRoutes } from "./routes/coupon-emails.routes";
 import { couponsRoutes } from "./routes/coupons.routes";
 import { customerOrdersRoutes } from "./routes/customer-orders.routes";
@@ -43,6 +44,7 @@ export function buildApp() {
   app.use("*", bodyLimits);
 
   app.route(API_BASE, metaRoutes);
+  app.route(API_BASE, docsRoutes(app));
   app.route(`${API_BASE}/orders/confirm`, confirmationsRoutes);
   app.route(`${API_BASE}/orders`, orderStatusRoutes);
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);

@@ -15,6 +15,8 @@ export interface RecordedSchema {
   target: "json" | "form" | "query" | "param";
   schema: z.ZodType;
   readOnly?: readonly string[];
+  /** A form that also arrives as `application/x-www-form-urlencoded`. */
+  urlencoded?: boolean;
 }
 
 function recorded<M extends MiddlewareHandler>(middleware: M, info: RecordedSchema): M {
@@ -157,7 +159,7 @@ export function formBody<S extends z.ZodObject>(schema: S, options: { urlencoded
     requireForm(c, options.urlencoded ?? false);
     if (!result.success) throw validationError(result.error, result.data);
   });
-  return recorded(middleware, { target: "form", schema });
+  return recorded(middleware, { target: "form", schema, urlencoded: options.urlencoded ?? false });
 }
 
 /** A file part of a multipart body. */
@@ -178,6 +180,11 @@ export function jsonOrForm<J extends AnyHandler, F extends AnyHandler>(json: J, 
 }
 
 export const ALTERNATIVE_SCHEMA = Symbol("alternativeSchema");
+
+/** The form schema a `jsonOrForm` middleware also takes. */
+export function alternativeSchemaOf(handler: unknown): RecordedSchema | undefined {
+  return (handler as { [ALTERNATIVE_SCHEMA]?: RecordedSchema } | null)?.[ALTERNATIVE_SCHEMA];
+}
 
 /** Query parameters: unknown names are ignored (as WordPress does); known ones are validated. */
 export function query<S extends z.ZodObject>(schema: S) {
