@@ -82,6 +82,7 @@ const schema = z.object({
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
   RECAPTCHA_SECRET: optionalSecret,
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   BULK_BATCH_SIZE: z.string().default("25").transform(Number).pipe(z.number().int().min(1).max(100)),
   CURRENCY: z
     .string()
@@ -115,6 +116,8 @@ export interface Config {
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
   currency: string;
+  /** Whether the rate-limiting bindings are consulted (off for the tests and the benchmark). */
+  rateLimits: boolean;
   /** The most ids one bulk send call takes (decisions.md 10). */
   bulkBatchSize: number;
   /** Ed25519 keys for signed ticket codes (the first signs); empty: QR codes carry the plain ticket id. */
@@ -162,6 +165,7 @@ export function loadConfig(env: Env): Config {
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
     bulkBatchSize: v.BULK_BATCH_SIZE,
+    rateLimits: v.RATE_LIMITS === "on",
   };
   cache.set(env, config);
   return config;

@@ -7,6 +7,9 @@ export interface Env {
   FILES: R2Bucket;
   EVENTS: DurableObjectNamespace<EventObject>;
   JOBS: Queue<JobMessage>;
+  ORDER_LIMITER: RateLimit;
+  SCAN_LIMITER: RateLimit;
+  LOGIN_LIMITER: RateLimit;
 
   API_KEY?: string;
   API_KEY_NEXT?: string;
@@ -30,6 +33,7 @@ export interface Env {
   RECAPTCHA_SECRET?: string;
   TICKET_SIGNING_KEYS?: string;
   BULK_BATCH_SIZE?: string;
+  RATE_LIMITS?: string;
   EMAIL_PROVIDER?: string;
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;

@@ -6,6 +6,7 @@ import { parseBasicCredentials } from "./basic-credentials";
 import type { AppEnv } from "./context";
 import { depsOf } from "./deps";
 import { incorrectPassword, invalidApiKey, notLoggedIn } from "./errors";
+import { assertLoginAllowed, clientAddress, countFailedLogin } from "./rate-limits";
 
 /** `X-EVT-API-KEY` must be the service key (`API_KEY`, or `API_KEY_NEXT` while rotating). */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -18,8 +19,13 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
   const credentials = parseBasicCredentials(c.req.header("Authorization"));
   if (!credentials) throw notLoggedIn();
+  const address = clientAddress(c);
+  assertLoginAllowed(c.env, address, credentials.username);
   const user = await authenticate(depsOf(c), credentials.username, credentials.password);
-  if (!user) throw incorrectPassword();
+  if (!user) {
+    await countFailedLogin(c.env, address, credentials.username);
+    throw incorrectPassword();
+  }
   c.set("user", user);
   await next();
 };

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
 import { idempotent } from "../http/idempotency";
+import { clientAddress, orderRateLimit } from "../http/rate-limits";
 import { requireOrderingKey } from "../http/ordering-key";
 import { created, ok } from "../http/respond";
 import { createBody, pathId } from "../http/validate";
@@ -20,9 +21,9 @@ export const customerOrdersRoutes = new Hono<AppEnv>()
     return ok(c, await orderForm(deps, await getEvent(deps, c.req.valid("param").id)));
   })
 
-  .post("/:id/orders", pathId("event"), idempotent, createBody(createCustomerOrderBody), async (c) => {
+  .post("/:id/orders", orderRateLimit, pathId("event"), idempotent, createBody(createCustomerOrderBody), async (c) => {
     const deps = depsOf(c);
-    const result = await createCustomerOrder(deps, c.req.valid("param").id, c.req.valid("json"), c.req.header("CF-Connecting-IP") ?? "");
+    const result = await createCustomerOrder(deps, c.req.valid("param").id, c.req.valid("json"), clientAddress(c));
     return created(
       c,
       {

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
 import { idempotent } from "../http/idempotency";
+import { clientAddress } from "../http/rate-limits";
 import { embedRequest, wantsEmbed } from "../http/links";
 import { setPagingHeaders } from "../http/paging";
 import { created, deleted, ok, page } from "../http/respond";
@@ -36,10 +37,6 @@ async function presentOrders(c: AppContext, rows: readonly OrderRow[]) {
   }));
 }
 
-/** The client's address as Cloudflare saw it. */
-function clientAddress(c: AppContext): string {
-  return c.req.header("CF-Connecting-IP") ?? "";
-}
 
 /** `/admin/orders` (spec: Orders; decisions.md 5.2). */
 export const ordersRoutes = new Hono<AppEnv>()

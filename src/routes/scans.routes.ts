@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { depsOf } from "../http/deps";
 import { ok } from "../http/respond";
+import { scanRateLimit } from "../http/rate-limits";
 import { requireScanKey, type ScanKeyEnv } from "../http/scan-key";
 import { createBody, keyParam, pathParams, query } from "../http/validate";
 import { revokedQuery, scanBody } from "../schemas/scans.schema";
@@ -8,7 +9,7 @@ import { publicKeys, revokedSince, scanTicket, ticketScansFor, validTicketsFor }
 
 /** Public scans (spec "Public scans"; decisions.md 6, 13): a scan key in `X-EVT-API-KEY`, no service key. */
 export const scansRoutes = new Hono<ScanKeyEnv>()
-  .use("*", requireScanKey)
+  .use("*", scanRateLimit, requireScanKey)
 
   .post("/", createBody(scanBody), async (c) => ok(c, await scanTicket(depsOf(c), c.var.scanKey, c.req.valid("json").id)))
 
@@ -21,4 +22,4 @@ export const scansRoutes = new Hono<ScanKeyEnv>()
   );
 
 /** `GET /scan-keys/public-keys` (any scan key): the Ed25519 keys that verify signed ticket codes. */
-export const scanKeyPublicKeysRoutes = new Hono<ScanKeyEnv>().use("*", requireScanKey).get("/public-keys", (c) => ok(c, publicKeys(depsOf(c))));
+export const scanKeyPublicKeysRoutes = new Hono<ScanKeyEnv>().use("*", scanRateLimit, requireScanKey).get("/public-keys", (c) => ok(c, publicKeys(depsOf(c))));

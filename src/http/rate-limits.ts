@@ -1,0 +1,80 @@
+import type { MiddlewareHandler } from "hono";
+import { loadConfig } from "../config";
+import type { Env } from "../env";
+import type { AppEnv } from "./context";
+import { ApiError } from "./errors";
+
+/**
+ * Rate limits through the Workers rate-limiting bindings (wrangler.toml): customer orders per client address, scans
+ * per scan key, failed logins per address and per username. Every binding counts in 60-second windows, so a refusal
+ * says to come back when the window turns (`Retry-After`). The var `RATE_LIMITS=off` turns them off.
+ */
+
+const PERIOD_S = 60;
+
+export function rateLimited(nowMs = Date.now()): ApiError {
+  const retryAfter = PERIOD_S - (Math.floor(nowMs / 1000) % PERIOD_S);
+  return new ApiError(429, "rest_rate_limited", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfter) });
+}
+
+/** The address Cloudflare saw the client at ("" when unknown, as in local development). */
+export function clientAddress(c: { req: { header(name: string): string | undefined } }): string {
+  return c.req.header("CF-Connecting-IP") ?? "";
+}
+
+function enabled(env: Env): boolean {
+  return loadConfig(env).rateLimits;
+}
+
+/** Counts one request against `binding` under `key`; a request over the limit is a 429. */
+async function spend(env: Env, binding: RateLimit, key: string): Promise<void> {
+  if (!enabled(env)) return;
+  const { success } = await binding.limit({ key });
+  if (!success) throw rateLimited();
+}
+
+/** Customer orders: per client address. */
+export const orderRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await spend(c.env, c.env.ORDER_LIMITER, `order:${clientAddress(c)}`);
+  await next();
+};
+
+/** Scans: per scan key (the header is the key; a malformed one is refused by the key check after this). */
+export const scanRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await spend(c.env, c.env.SCAN_LIMITER, `scan:${c.req.header("X-EVT-API-KEY") ?? ""}`);
+  await next();
+};
+
+/**
+ * Failed logins per address and per username. The binding only counts as it is asked, so a login refused for too
+ * many failures is remembered in this isolate until its window turns, and asked about before the password is.
+ */
+const blockedUntil = new Map<string, number>();
+
+function loginKeys(address: string, username: string): string[] {
+  return [`login-address:${address}`, `login-user:${username.toLowerCase()}`];
+}
+
+export function assertLoginAllowed(env: Env, address: string, username: string, nowMs = Date.now()): void {
+  if (!enabled(env)) return;
+  for (const key of loginKeys(address, username)) {
+    const until = blockedUntil.get(key);
+    if (until !== undefined && until > nowMs) throw rateLimited(nowMs);
+    if (until !== undefined) blockedUntil.delete(key);
+  }
+}
+
+/** After a failed login: counts it; past the limit the address or username is refused until the window turns. */
+export async function countFailedLogin(env: Env, address: string, username: string, nowMs = Date.now()): Promise<void> {
+  if (!enabled(env)) return;
+  let over = false;
+  for (const key of loginKeys(address, username)) {
+    const { success } = await env.LOGIN_LIMITER.limit({ key });
+    if (!success) {
+      over = true;
+      if (blockedUntil.size > 10_000) blockedUntil.clear();
+      blockedUntil.set(key, nowMs + (PERIOD_S - (Math.floor(nowMs / 1000) % PERIOD_S)) * 1000);
+    }
+  }
+  if (over) throw rateLimited(nowMs);
+}
