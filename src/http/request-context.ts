@@ -34,8 +34,12 @@ export const UPLOAD_BODY_LIMIT = 10 * 1024 * 1024;
 const jsonLimit = bodyLimit({ maxSize: JSON_BODY_LIMIT, onError: () => { throw payloadTooLarge(JSON_BODY_LIMIT); } });
 const uploadLimit = bodyLimit({ maxSize: UPLOAD_BODY_LIMIT, onError: () => { throw payloadTooLarge(UPLOAD_BODY_LIMIT); } });
 
-/** Uploads (multipart) may be up to 10 MiB; every other body up to 1 MiB. */
+/**
+ * Uploads (multipart) may be up to 10 MiB; every other body up to 1 MiB. A GET or HEAD has no body to limit
+ * (and Hono's limiter, seeing a `Transfer-Encoding` header, would rebuild it with one, which the runtime refuses).
+ */
 export const bodyLimits: MiddlewareHandler<AppEnv> = (c, next) => {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return next();
   const multipart = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
   return (multipart ? uploadLimit : jsonLimit)(c, next);
 };
