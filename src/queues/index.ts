@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { consumeDeadLetters, consumeJobs, type JobHandler } from "./jobs.consumer";
 import { sendEmail } from "./emails.consumer";
 import { expireOpenOrder } from "./orders.consumer";
-import { purgePdfs } from "./pdfs.consumer";
+import { announceTicketsDownloaded, purgePdfs } from "./pdfs.consumer";
 import { recordObjectScans } from "./scans.consumer";
 import { refundPaidOrder } from "./refunds.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
@@ -16,6 +16,7 @@ export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "email.send": sendEmail,
   "order.expire": expireOpenOrder,
   "pdf.purge": purgePdfs,
+  "tickets.downloaded": announceTicketsDownloaded,
   "scans.record": recordObjectScans,
   "order.refund": refundPaidOrder,
 };

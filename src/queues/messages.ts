@@ -85,3 +85,11 @@ export const orderRefundJob = z.object({
   eventId: z.number().int().nonnegative().optional(),
   amountCents: z.number().int().nonnegative(),
 });
+
+/** An order's tickets were downloaded at `at` (epoch seconds): `tickets.downloaded` is fired from here. */
+export const ticketsDownloadedJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("tickets.downloaded"),
+  uid: z.string().regex(/^[A-Za-z0-9]{40}$/),
+  at: z.number().int().nonnegative(),
+});

@@ -1,9 +1,15 @@
-import { purgeTicketPdfs } from "../services/ticket-pdfs.service";
+import { announceDownload, purgeTicketPdfs } from "../services/ticket-pdfs.service";
 import type { JobHandler } from "./jobs.consumer";
-import { pdfPurgeJob } from "./messages";
+import { pdfPurgeJob, ticketsDownloadedJob } from "./messages";
 import { parseJob } from "./parse-job";
 
 /** `pdf.purge`: something a cached ticket PDF shows changed. */
 export const purgePdfs: JobHandler = async (deps, _env, job) => {
   await purgeTicketPdfs(deps, parseJob(pdfPurgeJob, job));
+};
+
+/** `tickets.downloaded`: a download happened; the topic fires from the queue, not the download. */
+export const announceTicketsDownloaded: JobHandler = async (deps, _env, job) => {
+  const { uid, at } = parseJob(ticketsDownloadedJob, job);
+  await announceDownload(deps, uid, at);
 };

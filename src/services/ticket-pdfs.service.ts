@@ -131,7 +131,7 @@ const disposition = (orderId: number) => `inline; filename="tickets-${orderId}.p
 export async function ticketPdf(deps: Deps, uid: string): Promise<TicketPdf> {
   const hit = await deps.files.get(ticketPdfKey(uid));
   if (hit) {
-    deps.defer(announceDownload(deps, uid));
+    deps.defer(queueDownloaded(deps, uid));
     return { body: hit.body, contentDisposition: hit.contentDisposition ?? disposition(0), cached: true };
   }
   const order = await orderByUid(deps, uid);
@@ -142,7 +142,7 @@ export async function ticketPdf(deps: Deps, uid: string): Promise<TicketPdf> {
   }
   const bytes = await render(deps, inputs);
   await keep(deps, inputs, bytes);
-  deps.defer(announceDownload(deps, uid));
+  deps.defer(queueDownloaded(deps, uid));
   return { body: bytes, contentDisposition: disposition(order.id), cached: false };
 }
 
@@ -157,13 +157,18 @@ async function keep(deps: Deps, inputs: TicketPdfInputs, bytes: Uint8Array): Pro
   if (JSON.stringify(again) !== JSON.stringify(inputs)) await deps.files.delete(key);
 }
 
-/** `tickets.downloaded`, everything for it read off the response path. */
-async function announceDownload(deps: Deps, uid: string): Promise<void> {
+/** The download's only cost beyond R2: one queue message, sent after the answer; the consumer does the rest. */
+function queueDownloaded(deps: Deps, uid: string): Promise<void> {
+  return deps.jobs.send({ v: 1, kind: "tickets.downloaded", uid, at: deps.now() });
+}
+
+/** The `tickets.downloaded` job: the order and its tickets read, the topic fired (decisions.md 8, 13). */
+export async function announceDownload(deps: Deps, uid: string, at: number): Promise<void> {
   const order = await deps.db.select().from(orders).where(eq(orders.uid, uid)).get();
   if (!order) return;
   const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
   const qrcodes = (await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id))).map((t) => t.id);
-  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event)), downloaded_at: formatDateTime(deps.now(), event?.timezone ?? deps.config.timezone), qrcodes };
+  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event)), downloaded_at: formatDateTime(at, event?.timezone ?? deps.config.timezone), qrcodes };
   await fireTopic(deps, "tickets.downloaded", { eventId: order.eventId, payload, source: `${deps.origin}${API_BASE}` });
 }
 

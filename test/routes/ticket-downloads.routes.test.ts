@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectError, expectJson, unique } from "../helpers/api";
 import { createEvent, createInputField, createTicketType } from "../helpers/catalogue";
 import { makePdf, upload } from "../helpers/uploads";
+import { programStub, stubUrl, waitForRequests } from "../helpers/stubs";
 import { readPage } from "../pdf/pdf-inspect";
 
 /**
@@ -212,5 +213,34 @@ describe("GET /tickets/<uid>", () => {
     await expectError(download(order.uid), 409, "tickets_not_personalised");
     expect(await env.FILES.head(cacheKey(order.uid))).toBeNull();
     expect((await env.FILES.list({ prefix: `tickets/${event.id}/` })).objects).toEqual([]);
+  });
+});
+
+describe("tickets.downloaded", () => {
+  it("fires for each download, cached or not, from the queue: the order, downloaded_at and the ticket ids", { timeout: 30_000 }, async () => {
+    const name = unique("dl-hook");
+    await programStub(name, {});
+    const hook = await expectJson(
+      call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: `secret-${name}`, topic: "tickets.downloaded" } }),
+      201,
+    );
+    await expectJson(call("PUT", `/admin/webhooks/${hook.id}`, { body: { enabled: true } }), 200);
+    try {
+      const event = await newEvent({ webhooks_needed: true });
+      const type = await createTicketType(event.id, { name: "Regular" });
+      const order = await placeOrder(event.id, [type.id], { [type.id]: 2 });
+      await expectPdf(download(order.uid), order.id); // rendered
+      await expectPdf(download(order.uid), order.id); // from R2
+      const got = await waitForRequests(name, 2, 15_000);
+      const tickets = await expectJson(call("GET", `/admin/tickets/${order.id}`), 200);
+      for (const r of got) {
+        const body = JSON.parse(r.body);
+        expect(body).toMatchObject({ id: order.id, uid: order.uid, event_id: event.id });
+        expect(body.downloaded_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+        expect([...body.qrcodes].sort()).toEqual(tickets.tickets.map((t: any) => t.ticket_id).sort());
+      }
+    } finally {
+      await call("PUT", `/admin/webhooks/${hook.id}`, { body: { enabled: false } });
+    }
   });
 });
