@@ -18,7 +18,7 @@ import { LAYOUT_ORDER_NAMES } from "./catalogue-names";
 import { allPersonalised, orderByUid } from "./personalisation.service";
 import { ticketTypeLabel } from "./seat-plan";
 import { ticketFonts } from "./ticket-fonts";
-import { fireTopic } from "./webhook-deliveries.service";
+import { fireTopic, isListenedTo } from "./webhook-deliveries.service";
 import { API_BASE } from "../http/context";
 
 /**
@@ -157,9 +157,12 @@ async function keep(deps: Deps, inputs: TicketPdfInputs, bytes: Uint8Array): Pro
   if (JSON.stringify(again) !== JSON.stringify(inputs)) await deps.files.delete(key);
 }
 
-/** The download's only cost beyond R2: one queue message, sent after the answer; the consumer does the rest. */
-function queueDownloaded(deps: Deps, uid: string): Promise<void> {
-  return deps.jobs.send({ v: 1, kind: "tickets.downloaded", uid, at: deps.now() });
+/**
+ * The download's only cost beyond R2: after the answer, one queue message, whose consumer does the rest, and only
+ * while some webhook listens to `tickets.downloaded`.
+ */
+async function queueDownloaded(deps: Deps, uid: string): Promise<void> {
+  if (await isListenedTo(deps, "tickets.downloaded")) await deps.jobs.send({ v: 1, kind: "tickets.downloaded", uid, at: deps.now() });
 }
 
 /** The `tickets.downloaded` job: the order and its tickets read, the topic fired (decisions.md 8, 13). */

@@ -34,12 +34,33 @@ export interface TopicOccurrence {
 }
 
 /**
+ * The topics some enabled webhook listens to, kept per isolate for a few seconds so that busy paths (scans,
+ * downloads) pay no D1 read when nobody listens. Changes made in this isolate clear it at once; a webhook enabled
+ * through another isolate is noticed within TOPICS_TTL_MS.
+ */
+const TOPICS_TTL_MS = 10_000;
+let listened: { topics: ReadonlySet<string>; until: number } | null = null;
+
+export function forgetListenedTopics(): void {
+  listened = null;
+}
+
+export async function isListenedTo({ db }: Deps, topic: WebhookTopic): Promise<boolean> {
+  if (!listened || listened.until <= Date.now()) {
+    const rows = await db.selectDistinct({ topic: webhooks.topic }).from(webhooks).where(eq(webhooks.enabled, true));
+    listened = { topics: new Set(rows.map((r) => r.topic)), until: Date.now() + TOPICS_TTL_MS };
+  }
+  return listened.topics.has(topic);
+}
+
+/**
  * The one function every module calls when a topic occurs: a delivery row per enabled webhook of the topic
  * (while the event has `webhooks_needed`, for topics about an event's orders, scans and downloads), then a queue
  * message each. Rows are written before the messages, so the sweep can re-send what a crash left unsent.
  */
 export async function fireTopic(deps: Deps, topic: WebhookTopic, occurrence: TopicOccurrence): Promise<number> {
   const { db } = deps;
+  if (!(await isListenedTo(deps, topic))) return 0;
   const hooks = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.topic, topic), eq(webhooks.enabled, true)));
   if (hooks.length === 0) return 0;
   if (!topic.startsWith("event.") && occurrence.eventId !== 0) {

@@ -5,7 +5,7 @@ import { outboundUrlProblem } from "../lib/outbound-url";
 import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type DeliveryRow, type WebhookInput, type WebhookRow } from "../schemas/webhooks.schema";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
-import { newDeliveryId } from "./webhook-deliveries.service";
+import { forgetListenedTopics, newDeliveryId } from "./webhook-deliveries.service";
 import { sendWebhook } from "./webhook-sender";
 import type { RecordedExchange } from "../db/schema";
 
@@ -62,6 +62,7 @@ export async function updateWebhook(deps: Deps, current: WebhookRow, input: Webh
     .returning()
     .get();
   if (!updated) throw invalidId("webhook");
+  forgetListenedTopics();
   return updated;
 }
 
@@ -93,6 +94,7 @@ export async function deleteWebhook(deps: Deps, current: WebhookRow): Promise<vo
       description: `Webhook ${current.id} (${current.topic}) was deleted; ${pending?.n ?? 0} pending deliveries were dropped.`,
     }),
   ]);
+  forgetListenedTopics();
 }
 
 /** Sends the signed empty body now and answers what went over the wire; counters stay as they are. */
