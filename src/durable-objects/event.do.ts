@@ -116,6 +116,14 @@ export class EventObject extends DurableObject<Env> {
     return taken;
   }
 
+  /** A final order: its tickets valid here (when it has some here) and its units taken, in one call. */
+  confirmWithTickets(uid: string, tickets: ledger.ObjectTicket[], info: ledger.OrderInfo): boolean {
+    return this.ctx.storage.transactionSync(() => {
+      if (tickets.length > 0) ledger.replaceTickets(this.sql, uid, tickets, info);
+      return ledger.take(this.sql, uid, info, null);
+    });
+  }
+
   /** Gives an order's units back (expired, cancelled, deleted, refunded, or its D1 write failed). */
   release(uid: string): boolean {
     return this.ctx.storage.transactionSync(() => ledger.release(this.sql, uid));

@@ -32,11 +32,21 @@ export interface OrderDraft {
 export const newOrderUid = () => randomString(40);
 export const newTicketId = () => randomString(16);
 
-export async function catalogueOf({ db }: Deps, eventId: number): Promise<{ types: TicketTypeRow[]; fields: (typeof inputFields.$inferSelect)[] }> {
-  const [types, fields] = await db.batch([
+export interface Catalogue {
+  types: TicketTypeRow[];
+  fields: (typeof inputFields.$inferSelect)[];
+}
+
+/** The statements that read an event's ticket types and input fields, for a caller's batch. */
+export function catalogueStatements({ db }: Deps, eventId: number) {
+  return [
     db.select().from(ticketTypes).where(eq(ticketTypes.eventId, eventId)).orderBy(asc(ticketTypes.position)),
     db.select().from(inputFields).where(eq(inputFields.eventId, eventId)).orderBy(asc(inputFields.position)),
-  ]);
+  ] as const;
+}
+
+export async function catalogueOf(deps: Deps, eventId: number): Promise<Catalogue> {
+  const [types, fields] = await deps.db.batch(catalogueStatements(deps, eventId));
   return { types, fields };
 }
 
@@ -86,9 +96,9 @@ export async function draftOrder(
   event: EventRow,
   counts: ReadonlyMap<string, number>,
   sentFields: ReadonlyMap<string, string>,
-  options: { final: boolean; chargedCents?: number },
+  options: { final: boolean; chargedCents?: number; catalogue?: Catalogue },
 ): Promise<OrderDraft> {
-  const { types, fields } = await catalogueOf(deps, event.id);
+  const { types, fields } = options.catalogue ?? (await catalogueOf(deps, event.id));
   const lines = checkTicketLines(types, counts);
   const answers = checkFieldAnswers(fields, sentFields);
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];

@@ -58,10 +58,8 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; ev
     deps.defer(
       Promise.all(
         eventIds.map(async (eventId) => {
-          const stub = deps.eventObjects.get(eventId);
           const here = seeds.filter((s) => s.eventId === eventId).map(objectTicket);
-          if (here.length > 0) await stub.replaceTickets(order.uid, here, info);
-          await stub.confirm(order.uid, info, null);
+          await deps.eventObjects.get(eventId).confirmWithTickets(order.uid, here, info);
         }),
       ),
     );
