@@ -11,8 +11,8 @@ export const HOLD_MS = 5 * 60_000;
 /** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
 const EXPIRY_RETRY_MS = 60_000;
 
-/** Scans wait this long for others to join them on their way to D1 (one queue message carries up to 100). */
-const SCAN_FLUSH_MS = 200;
+/** Scans wait this long for others to join them on their way to D1 (one queue message carries up to 100): a busy door sends few, large batches. */
+const SCAN_FLUSH_MS = 1_000;
 const SCANS_PER_MESSAGE = 100;
 
 export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
