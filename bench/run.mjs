@@ -1,8 +1,8 @@
 // `npm run bench`: the service under load, against `wrangler dev` (scripts/local-service.mjs) on a state dir of its
 // own, driven by autocannon over loopback. Every row runs with the same number of connections, after a short
-// warm-up of the same requests that is not counted. Before each row the bench waits for the service to go idle, so
-// background work (queue consumers, alarms, work deferred past the answer) that a row causes is measured while that
-// row runs, and none of it is left to slow the next one.
+// warm-up of the same requests that is not counted (a longer one before the first row, right after the restart).
+// Before each row the bench waits for the service to go idle, so background work (queue consumers, alarms, work
+// deferred past the answer) that a row causes is measured while that row runs, and none of it slows the next one.
 //
 // Rows (one function each, run in ROWS order):
 //   health            GET /health, the ceiling: no key, no D1, no object. Measured first and again last; the mean
@@ -34,7 +34,7 @@
 // Prints a table and writes bench/results.json. Bounded: fixed durations and counts, and a deadline for the run.
 // The run fails (exit code 1) when an answer is not what its row expects or the contended stock is oversold or
 // undersold; a missed target is reported, not failed. To add a row: write `async function myRow(ctx)` that calls
-// `drive()` and answers its result (plus `note`), and list it in ROWS.
+// `drive()` and answers its result (plus `note`), and list it in ALL_ROWS.
 import autocannon from "autocannon";
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync, sign as ed25519Sign } from "node:crypto";
@@ -209,7 +209,8 @@ async function seedPdfEvent(ctx) {
   form.append("file", new Blob([await templatePdf()], { type: "application/pdf" }), "bench-template.pdf");
   const template = await service.admin("POST", "/admin/pdf-templates", form, 201);
   const event = await createEvent(service, "Spring Concert (bench)", { add_dashboard_orders_needed: true });
-  const attendee = await service.admin("POST", `/admin/events/${event.id}/input-fields`, { name: "Attendee", type: "text", is_personalised: true, is_required: true }, 201);
+  const field = { name: "Attendee", type: "text", is_personalised: true, is_required: true };
+  const attendee = await service.admin("POST", `/admin/events/${event.id}/input-fields`, field, 201);
   const type = await createType(service, event.id, { attachment_id: template.id, personalise: "Attendee", layout: "Attendee,Name,Order-id,Email" });
   ctx.pdf = { event, attendee, type, template };
 }
@@ -256,7 +257,9 @@ async function seedPdfOrders(ctx) {
   await inParallel(CACHED_ORDERS, 2, async (i) => {
     const res = await fetch(`${ctx.service.url}/tickets/${ctx.cachedUids[i]}`);
     const body = new Uint8Array(await res.arrayBuffer());
-    if (res.status !== 200 || res.headers.get("content-type") !== "application/pdf") throw new Error(`the first download of a cached order answered ${res.status}`);
+    if (res.status !== 200 || res.headers.get("content-type") !== "application/pdf") {
+      throw new Error(`the first download of a cached order answered ${res.status}`);
+    }
     if (i === 0) {
       const pages = (await PDFDocument.load(body)).getPageCount();
       if (pages !== TICKETS_PER_PDF) throw new Error(`the PDF has ${pages} pages, not ${TICKETS_PER_PDF}`);
@@ -281,7 +284,9 @@ async function seedScanTickets(ctx) {
     return listed.tickets.map((t) => t.ticket_id);
   });
   ctx.scan = { event, key: scanKey.key, codes: ids.flat().map((id) => ctx.ticketCode(event.id, id)), scanned: [] };
-  if (ctx.scan.codes.length !== SCAN_ORDERS * SCAN_ORDER_SIZE) throw new Error(`seeded ${ctx.scan.codes.length} scan tickets, not ${SCAN_ORDERS * SCAN_ORDER_SIZE}`);
+  if (ctx.scan.codes.length !== SCAN_ORDERS * SCAN_ORDER_SIZE) {
+    throw new Error(`seeded ${ctx.scan.codes.length} scan tickets, not ${SCAN_ORDERS * SCAN_ORDER_SIZE}`);
+  }
 }
 
 /** Dashboard orders: an event without stock limits. Customer orders: a contended free type, and an open one to warm up. */
@@ -392,7 +397,9 @@ async function customerOrders(ctx) {
   const sold = types.find((t) => t.id === orders.contendedType.id)?.sold;
   const form = await (await fetch(`${service.url}/events/${orders.contended.id}/order-form`, { headers: { "X-EVT-API-KEY": service.apiKey } })).json();
   const remaining = form.ticket_types?.find((t) => t.id === orders.contendedType.id)?.remaining;
-  const listed = await fetch(`${service.url}/admin/orders?event_id=${orders.contended.id}&per_page=1`, { headers: { "X-EVT-API-KEY": service.apiKey, Authorization: service.auth } });
+  const listed = await fetch(`${service.url}/admin/orders?event_id=${orders.contended.id}&per_page=1`, {
+    headers: { "X-EVT-API-KEY": service.apiKey, Authorization: service.auth },
+  });
   await listed.arrayBuffer();
   const inD1 = Number(listed.headers.get("X-WP-Total"));
   const stock = { stock: CONTENDED_STOCK, requests: CONTENDED_REQUESTS, created, sold, remaining, orders_in_d1: inD1, refusals };
@@ -477,12 +484,20 @@ async function renderCold(ctx) {
 
 function table(rows) {
   const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : "-");
-  const header = `${"row".padEnd(30)} ${"req".padStart(6)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"ratio".padStart(6)}  ${"target".padEnd(13)} ${"others".padStart(6)}  note`;
-  const lines = rows.map((r) => {
-    const target = r.target === undefined ? "" : `>=${r.target.toFixed(2)} ${r.met ? "met" : "MISSED"}`;
-    return `${r.label.padEnd(30)} ${String(r.requests).padStart(6)} ${f1(r.rps).padStart(8)} ${f1(r.p50_ms).padStart(8)} ${f1(r.p99_ms).padStart(8)} ${r.ratio.toFixed(2).padStart(6)}  ${target.padEnd(13)} ${(r.others_cpu === null ? "?" : `${Math.round(r.others_cpu * 100)}%`).padStart(6)}  ${r.note ?? ""}`;
-  });
-  return [header, ...lines].join("\n");
+  const columns = [
+    ["row", 30, (r) => r.label],
+    ["req", -6, (r) => String(r.requests)],
+    ["req/s", -8, (r) => f1(r.rps)],
+    ["p50 ms", -8, (r) => f1(r.p50_ms)],
+    ["p99 ms", -8, (r) => f1(r.p99_ms)],
+    ["ratio", -6, (r) => r.ratio.toFixed(2)],
+    [" target", 14, (r) => (r.target === undefined ? "" : ` >=${r.target.toFixed(2)} ${r.met ? "met" : "MISSED"}`)],
+    ["others", -6, (r) => (r.others_cpu === null ? "?" : `${Math.round(r.others_cpu * 100)}%`)],
+    [" note", 0, (r) => ` ${r.note ?? ""}`],
+  ];
+  // Positive widths pad on the right (text), negative ones on the left (figures).
+  const line = (cells) => cells.map((c, i) => (columns[i][1] < 0 ? c.padStart(-columns[i][1]) : c.padEnd(columns[i][1]))).join(" ").trimEnd();
+  return [line(columns.map(([name]) => name)), ...rows.map((r) => line(columns.map(([, , cell]) => cell(r))))].join("\n");
 }
 
 /**
@@ -596,7 +611,8 @@ async function main() {
     await seedPdfOrders(ctx);
     console.log(
       `Seeded in ${((Date.now() - setupStart) / 1000).toFixed(1)} s: ${ctx.scan.codes.length} tickets to scan, ` +
-        `${ctx.cachedUids.length + 1 + ctx.freshUids.length} orders of ${TICKETS_PER_PDF} personalised tickets (${ctx.cachedUids.length} downloaded once), 3 order events.`,
+        `${ctx.cachedUids.length + 1 + ctx.freshUids.length} orders of ${TICKETS_PER_PDF} personalised tickets ` +
+        `(${ctx.cachedUids.length} downloaded once), 3 order events.`,
     );
 
     // A fresh isolate for the cold render: restart on the same state.
@@ -648,17 +664,24 @@ async function main() {
     const printed = ONLY.length > 0 ? `${table(rows)}\n(BENCH_ONLY: ${ONLY.join(", ")})` : table(rows);
     console.log(`\n${printed}\n`);
     console.log(`ratio: req/s over the mean of the two /health rows (${reference.toFixed(1)} req/s; they differ by ${(drift * 100).toFixed(0)} %).`);
-    if (drift > 0.15) console.warn("Warning: /health moved by more than 15 % between the first and last row: the machine was busy; treat the ratios with care.");
+    if (drift > 0.15) {
+      console.warn("Warning: /health moved by more than 15 % between the first and last row: the machine was busy; treat the ratios with care.");
+    }
     if (others !== null) {
       console.log(`Other processes used ${(others * 100).toFixed(0)} % of the machine's CPU while measuring.`);
-      if (others > 0.1) console.warn("Warning: the machine was shared while measuring (tests or builds running?): the figures are lower and noisier than they should be.");
+      if (others > 0.1) {
+        console.warn("Warning: the machine was shared while measuring (tests or builds running?): the figures read low and noisy.");
+      }
     }
     const targeted = rows.filter((r) => r.target !== undefined);
-    console.log(`Targets met: ${targeted.filter((r) => r.met).length} of ${targeted.length}${targeted.some((r) => !r.met) ? ` (missed: ${targeted.filter((r) => !r.met).map((r) => r.id).join(", ")})` : ""}.`);
+    const missed = targeted.filter((r) => !r.met).map((r) => r.id);
+    console.log(`Targets met: ${targeted.length - missed.length} of ${targeted.length}${missed.length > 0 ? ` (missed: ${missed.join(", ")})` : ""}.`);
     console.log(`Fonts in the cold PDF: ${cold.fonts.join(", ") || "(none)"}`);
     if (!cold.fonts.some((f) => /Noto/i.test(f))) console.warn("Warning: no Noto font embedded: the names fell back to Helvetica (fonts not in R2?)");
     const changed = srcChangedSince(measureStart);
-    if (changed.length > 0) console.warn(`Warning: src/ changed while measuring (${changed.slice(0, 5).join(", ")}): wrangler dev reloaded the Worker; the figures are suspect.`);
+    if (changed.length > 0) {
+      console.warn(`Warning: src/ changed while measuring (${changed.slice(0, 5).join(", ")}): wrangler dev reloaded the Worker; the figures are suspect.`);
+    }
 
     const report = {
       date: new Date().toISOString(),
