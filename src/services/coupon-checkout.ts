@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { LIVE_STATUSES } from "../db/order-status";
 import { coupons, orders } from "../db/schema";
 import { checkCoupon, couponDiscountCents, couponNotFound, type CouponLine } from "./coupon-rules";
@@ -32,7 +32,7 @@ export async function applyCoupon(
       mine: sql<number>`count(*) FILTER (WHERE ${orders.emailKey} = ${emailKey} AND ${orders.paymentStatus} IN (SELECT value FROM json_each(${JSON.stringify(LIVE_STATUSES)})))`,
     })
     .from(orders)
-    .where(and(eq(orders.couponId, coupon.id)))
+    .where(eq(orders.couponId, coupon.id))
     .get();
   const lines: CouponLine[] = drafts.flatMap((d) => d.priced.map((l) => ({ name: l.name, count: l.count, unitCents: l.unitCents })));
   checkCoupon(coupon, {
