@@ -16,14 +16,15 @@ import {
   type TicketPdfSettings,
   type UserGroupSettings,
 } from "../db/schema";
-import { conflict, invalidId, invalidParams } from "../http/errors";
+import { conflict, forbidden, invalidId, invalidParams } from "../http/errors";
 import { pageWindow } from "../http/paging";
 import { purifyEmailHtml, purifyTerms } from "../lib/html";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import type { EventInput, EventRow, ListEventsQuery } from "../schemas/events.schema";
-import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "./authority";
+import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
+import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
 import { purgeEventPdfs, purgeOrderPdfs } from "./ticket-pdfs.service";
@@ -266,6 +267,25 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
   // the organizer cannot see, and the organizer must still be able to change the rest.
   const before = new Set(stored ? [...referencedEvents(stored, selfId).values()].flat() : []);
   assertEventAccess(user, allIds.filter((id) => !before.has(id)));
+  await assertGroupManageable(deps, user, s, selfId, stored);
+}
+
+/**
+ * An event group is a reference too (decisions.md 14): joining one that holds an event the user may not manage is
+ * a 403, so every group an organizer builds holds only its own events and the places that gather a group's events
+ * need no filter of their own. Staying in a group an administrator mixed is not joining it.
+ */
+async function assertGroupManageable(deps: Deps, user: AuthUser, s: EventSettings, selfId: number | null, stored: EventSettings | null) {
+  if (isAdministrator(user) || s.groupType === 0) return;
+  const joins = stored === null || stored.groupType === 0 || stored.eventGroup !== s.eventGroup;
+  if (!joins) return;
+  const members = await deps.db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(inGroup(s.eventGroup), selfId === null ? undefined : ne(events.id, selfId)));
+  if (members.some((m) => !canAccessEvent(user, m.id))) {
+    throw forbidden(`Event group "${s.eventGroup}" holds events you are not authorised for.`);
+  }
 }
 
 /** Creates an event; an organizer's new event joins its authorised events in the same batch. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, sql } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { FINAL_STATUSES } from "../db/order-status";
 import { events } from "../db/schema";
@@ -6,6 +6,7 @@ import { centsToAmount } from "../lib/money";
 import type { EventRow } from "../schemas/events.schema";
 import { eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
+import { inGroup } from "./event-groups";
 
 /**
  * Sales and scan reports (spec "Sales and scan reports"), aggregated in D1 (the objects are never asked). Sales
@@ -30,12 +31,12 @@ export interface ScanLine {
 
 /** The events of `event`'s group the user may see (the event alone when it is in no group). */
 export async function groupEvents({ db }: Deps, user: AuthUser, event: EventRow): Promise<number[]> {
-  if (event.eventGroup === "") return [event.id];
+  if (event.eventGroup === "" || event.groupType === 0) return [event.id];
   const scope = eventScope(user);
   const rows = await db
     .select({ id: events.id })
     .from(events)
-    .where(and(eq(events.eventGroup, event.eventGroup), scope === "all" ? undefined : inIds(events.id, scope)))
+    .where(and(inGroup(event.eventGroup), scope === "all" ? undefined : inIds(events.id, scope)))
     .orderBy(asc(events.id));
   return rows.map((r) => r.id);
 }

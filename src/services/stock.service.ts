@@ -6,6 +6,7 @@ import { internalError, type ApiError } from "../http/errors";
 import { log } from "../lib/log";
 import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
+import { inGroup } from "./event-groups";
 import { pushEventConfig } from "./event-config.service";
 import { LIVE_STATUSES } from "../db/order-status";
 import { orderError, type TicketLine } from "./order-rules";
@@ -57,7 +58,7 @@ export async function passePartoutChildren({ db }: Deps, event: EventRow): Promi
   return db
     .select()
     .from(events)
-    .where(and(eq(events.eventGroup, event.eventGroup), ne(events.id, event.id), ne(events.groupType, 3)))
+    .where(and(inGroup(event.eventGroup), ne(events.id, event.id), ne(events.groupType, 3)))
     .orderBy(asc(events.id));
 }
 

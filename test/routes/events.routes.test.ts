@@ -981,6 +981,59 @@ describe("roles", () => {
     await expectInvalid(put(mine.id, { seats: { linked_event: 987654321 } }, organizer.credentials), ["seats"]);
   });
 
+  it.each([1, 2, 3])("refuses an organizer an event_group (group_type %i) holding another organizer's event (403)", async (groupType) => {
+    const group = unique("Theirs ");
+    const victim = await createUser("organizer");
+    const theirs = await expectJson(post({ event_name: uname("Theirs "), group_type: 1, event_group: group }, victim.credentials), 201);
+    const attacker = await createUser("organizer");
+    const name = uname("Intruder ");
+    await expectError(post({ event_name: name, group_type: groupType, event_group: group }, attacker.credentials), 403, "rest_forbidden");
+    expect((await list(`/admin/events?search=${encodeURIComponent(name)}`)).body).toEqual([]);
+    expect((await userOf(attacker.id)).authorised_events).toEqual([]);
+
+    // Joining by an update is refused alike, whether the group or only the group type changes; nothing is written.
+    const mine = await expectJson(post({ event_name: name, event_group: group }, attacker.credentials), 201);
+    await expectError(put(mine.id, { group_type: groupType }, attacker.credentials), 403, "rest_forbidden");
+    const other = await expectJson(post({ event_name: uname("Intruder "), group_type: groupType, event_group: unique("Own ") }, attacker.credentials), 201);
+    await expectError(put(other.id, { event_group: group }, attacker.credentials), 403, "rest_forbidden");
+    expect(await expectJson(call("GET", `/admin/events/${mine.id}`), 200)).toMatchObject({ group_type: 0, event_group: group });
+    expect((await expectJson(call("GET", `/admin/events/${other.id}`), 200)).event_group).not.toBe(group);
+    expect((await expectJson(call("GET", `/admin/events/${theirs.id}`), 200)).event_group).toBe(group);
+  });
+
+  it("lets an organizer group its own events, and an administrator mix organizers' events on purpose", async () => {
+    const group = unique("Mixed ");
+    const organizer = await createUser("organizer");
+    const first = await expectJson(post({ event_name: uname("Day 1 "), group_type: 1, event_group: group }, organizer.credentials), 201);
+    const second = await expectJson(post({ event_name: uname("Pass "), group_type: 3, event_group: group }, organizer.credentials), 201);
+    const hidden = await createEvent({ event_name: uname("Hidden "), group_type: 1, event_group: group });
+    // The organizer may still change the rest of its events in the group the administrator mixed.
+    expect((await expectJson(put(second.id, { stock: 7 }, organizer.credentials), 200)).stock).toBe(7);
+    expect((await expectJson(put(first.id, { event_name: uname("Day one ") }, organizer.credentials), 200)).event_group).toBe(group);
+    // Leaving the group and coming back is joining it again: refused now that it holds an event it cannot manage.
+    await expectJson(put(first.id, { group_type: 0 }, organizer.credentials), 200);
+    await expectError(put(first.id, { group_type: 1 }, organizer.credentials), 403, "rest_forbidden");
+    expect(hidden.event_group).toBe(group);
+  });
+
+  it("keeps an event with group_type 0 out of a group's passe-partout, dates and reports", async () => {
+    const group = unique("Loose ");
+    const day = await createEvent({ event_name: uname("Day "), group_type: 1, event_group: group });
+    const loose = await createEvent({ event_name: uname("Loose "), group_type: 0, event_group: group });
+    const pass = await createEvent({ event_name: uname("Pass "), group_type: 3, event_group: group, add_dashboard_orders_needed: true });
+    const passType = await createTicketType(pass.id, { name: "Pass", price: 0 });
+    await createTicketType(day.id, { name: "Pass", price: 0 });
+    await createTicketType(loose.id, { name: "Pass", price: 0 });
+    const order = await expectJson(
+      call("POST", "/admin/orders", { body: { event_id: pass.id, name: "Pat", email: "pat@example.com", tickets: [{ [passType.id]: 1 }] } }),
+      201,
+    );
+    const issued = await db.select({ eventId: ticketsTable.eventId }).from(ticketsTable).where(eq(ticketsTable.orderId, order.id));
+    expect(issued.map((t) => t.eventId).sort((a, b) => a - b)).toEqual([day.id, pass.id]);
+    const form = await expectJson(call("GET", `/events/${day.id}/order-form`), 200);
+    expect(JSON.stringify(form)).not.toContain(String(loose.event_name));
+  });
+
   it("lets an administrator see and change every event", async () => {
     const organizer = await createUser("organizer");
     const orgEvent = await expectJson(post({ event_name: uname("Org ") }, organizer.credentials), 201);
