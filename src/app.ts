@@ -31,6 +31,7 @@ import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./routes/test-payments.routes";
 import { ticketDownloadsRoutes } from "./routes/ticket-downloads.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
+import { applicationPasswordsRoutes } from "./routes/application-passwords.routes";
 import { usersRoutes } from "./routes/users.routes";
 import { webhooksRoutes } from "./routes/webhooks.routes";
 
@@ -61,6 +62,8 @@ export function buildApp() {
 
   app.use(`${API_BASE}/*`, requireApiKey);
   app.use(`${API_BASE}/admin/*`, requireUser);
+  // Before the users routes and their administrator check: an organiser lists and revokes its own passwords here.
+  app.route(`${API_BASE}/admin/users`, applicationPasswordsRoutes);
   app.route(`${API_BASE}/admin/users`, usersRoutes);
   app.route(`${API_BASE}/admin/events`, eventsRoutes);
   app.route(`${API_BASE}/admin/events`, reportsRoutes);

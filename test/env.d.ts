@@ -2,5 +2,7 @@ declare namespace Cloudflare {
   interface Env {
     /** Set by vitest.config.ts from migrations/; applied in test/setup.ts. */
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** An empty D1 database (vitest.config.ts) for tests that apply migrations to rows written before them. */
+    MIGRATION_TEST_DB: D1Database;
   }
 }

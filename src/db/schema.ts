@@ -35,9 +35,17 @@ export const applicationPasswords = sqliteTable(
     name: text("name").notNull().default(""),
     // HMAC-SHA256(PASSWORD_PEPPER, password) in hex: one indexed lookup finds the user.
     passwordHash: text("password_hash").notNull(),
+    // A random UUID naming the password in its list and its revoking DELETE (the id would tell how many exist).
+    uuid: text("uuid").notNull(),
     createdAt: integer("created_at").notNull(),
+    // Epoch seconds of the last successful sign-in with it, written at most once a minute; null: never used.
+    lastUsedAt: integer("last_used_at"),
   },
-  (t) => [uniqueIndex("application_passwords_hash_unique").on(t.passwordHash), index("application_passwords_user").on(t.userId)],
+  (t) => [
+    uniqueIndex("application_passwords_hash_unique").on(t.passwordHash),
+    index("application_passwords_user").on(t.userId),
+    uniqueIndex("application_passwords_uuid_unique").on(t.uuid),
+  ],
 );
 
 export const logs = sqliteTable(
@@ -301,11 +309,16 @@ export const orders = sqliteTable(
     // Set by the batch that makes the order final; that batch's other statements run only under its own token, so
     // two completions at once finalise (tickets, sold, email) once.
     finalizeToken: text("finalize_token").notNull().default(""),
+    // Orders that wait for their customer: the key of the emailed confirmation link, 40 random characters like the
+    // uid but shown in no API answer, so only a reader of that email can confirm (decisions.md 14). Kept after
+    // confirming so that a second click finds the order; null for orders that never needed confirming.
+    confirmToken: text("confirm_token"),
     createdAt: integer("created_at").notNull(),
     modifiedAt: integer("modified_at").notNull().default(0),
   },
   (t) => [
     uniqueIndex("orders_uid_unique").on(t.uid),
+    uniqueIndex("orders_confirm_token_unique").on(t.confirmToken).where(sql`confirm_token IS NOT NULL`),
     index("orders_event").on(t.eventId),
     index("orders_email_key").on(t.emailKey),
     index("orders_status").on(t.paymentStatus),

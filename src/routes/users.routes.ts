@@ -17,7 +17,10 @@ import {
 } from "../schemas/users.schema";
 import { addApplicationPassword, createUser, deleteUser, getUser, listUsers, updateUser } from "../services/users.service";
 
-/** `/admin/users`: administrators only (decisions.md sections 2, 12 and 13). */
+/**
+ * `/admin/users`: administrators only (decisions.md sections 2, 12 and 13). Listing and revoking application
+ * passwords, which an organiser may do for itself (section 14), are `applicationPasswordsRoutes`, mounted before.
+ */
 export const usersRoutes = new Hono<AppEnv>()
   .use(requireAdministrator)
 
@@ -55,6 +58,6 @@ export const usersRoutes = new Hono<AppEnv>()
 
   .post("/:id/application-passwords", pathId("user"), createBody(applicationPasswordBody), async (c) => {
     const id = c.req.valid("param").id;
-    const password = await addApplicationPassword(depsOf(c), id, c.req.valid("json").name);
-    return created(c, { application_password: password }, `/admin/users/${id}`);
+    const { password, uuid } = await addApplicationPassword(depsOf(c), id, c.req.valid("json").name);
+    return created(c, { application_password: password, uuid }, `/admin/users/${id}`);
   });

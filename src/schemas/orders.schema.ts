@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { orders } from "../db/schema";
 import { apiUrl, selfAndCollection, type Links, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
+import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { centsToAmount, parseCents } from "../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
 import type { EventRow } from "./events.schema";
@@ -77,7 +78,7 @@ export const ORDER_READ_ONLY = [
 export const updateOrderBody = z
   .strictObject({
     custom_status: z.string().trim().max(100, "must be at most 100 characters"),
-    name: z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters"),
+    name: z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters").refine((s) => !hasControlCharacter(s), INVALID_NAME),
     email: z.string().trim().max(100, "must be at most 100 characters").pipe(z.email("must be a valid email address")),
   })
   .partial();

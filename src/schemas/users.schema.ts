@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { ROLES } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
+import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { formatDateTime } from "../lib/time";
-import type { NewUser, UserChanges, UserRow } from "../services/users.service";
+import type { ApplicationPasswordRow, NewUser, UserChanges, UserRow } from "../services/users.service";
 import { emailAddress, eventIdList } from "./common";
 
 const username = z
@@ -12,7 +13,11 @@ const username = z
   .max(60, "must be at most 60 characters")
   .regex(/^[A-Za-z0-9._@+-]+$/, "may contain only letters, digits and . _ @ + -");
 
-const displayName = z.string().trim().max(100, "must be at most 100 characters");
+const displayName = z
+  .string()
+  .trim()
+  .max(100, "must be at most 100 characters")
+  .refine((s) => !hasControlCharacter(s), INVALID_NAME);
 
 /** Fields a client reads but never sets; `username` is chosen once, at creation. */
 export const USER_CREATE_READ_ONLY = ["id", "created"] as const;
@@ -63,5 +68,15 @@ export function presentUser(c: LinkBase, user: UserRow, timezone: string) {
     authorised_events: user.authorisedEvents,
     created: formatDateTime(user.createdAt, timezone),
     _links: selfAndCollection(c, `/admin/users/${user.id}`, "/admin/users"),
+  };
+}
+
+/** An application password as its list shows it (decisions.md 14): never the password or its hash. */
+export function presentApplicationPassword(p: ApplicationPasswordRow, timezone: string) {
+  return {
+    uuid: p.uuid,
+    name: p.name,
+    created_at: formatDateTime(p.createdAt, timezone),
+    last_used_at: p.lastUsedAt === null ? null : formatDateTime(p.lastUsedAt, timezone),
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { insertFrom } from "../db/client";
 import { applicationPasswords, users } from "../db/schema";
 import { secretsEqual } from "../lib/crypto";
@@ -8,14 +8,43 @@ import type { Deps } from "./deps";
 
 type UserRow = typeof users.$inferSelect;
 
-function findByPasswordHash({ db }: Deps, passwordHash: string): Promise<UserRow | undefined> {
+interface PasswordMatch {
+  user: UserRow;
+  passwordId: number;
+  lastUsedAt: number | null;
+}
+
+/**
+ * The user of a password, read from D1 on every call: nothing about passwords is cached in the isolate, so a
+ * revoked password (or a deleted user) is refused from the very next call.
+ */
+function findByPasswordHash({ db }: Deps, passwordHash: string): Promise<PasswordMatch | undefined> {
   return db
-    .select({ user: users })
+    .select({ user: users, passwordId: applicationPasswords.id, lastUsedAt: applicationPasswords.lastUsedAt })
     .from(applicationPasswords)
     .innerJoin(users, eq(users.id, applicationPasswords.userId))
     .where(eq(applicationPasswords.passwordHash, passwordHash))
-    .get()
-    .then((row) => row?.user);
+    .get();
+}
+
+/** `last_used_at` is kept to the minute: fresher than this, a sign-in writes nothing. */
+const LAST_USED_RESOLUTION_S = 60;
+
+/**
+ * Records a use of the password, unless one was recorded within the last minute. The sign-in already read the
+ * stamp, so most calls skip this write; the condition in the UPDATE keeps parallel calls from writing twice.
+ */
+export async function touchApplicationPassword({ db, now }: Deps, passwordId: number): Promise<void> {
+  const at = now();
+  await db
+    .update(applicationPasswords)
+    .set({ lastUsedAt: at })
+    .where(
+      and(
+        eq(applicationPasswords.id, passwordId),
+        or(isNull(applicationPasswords.lastUsedAt), lt(applicationPasswords.lastUsedAt, at - LAST_USED_RESOLUTION_S)),
+      ),
+    );
 }
 
 /** A user signs in with its username or its email, in any letter case. */
@@ -48,7 +77,7 @@ async function bootstrapAdministrator(deps: Deps, sentUsername: string, sentPass
     insertFrom(
       db,
       applicationPasswords,
-      { userId: users.id, name: "bootstrap", passwordHash, createdAt },
+      { userId: users.id, name: "bootstrap", passwordHash, uuid: crypto.randomUUID(), createdAt },
       sql`${users}`,
       and(sql`lower(${users.username}) = lower(${admin.username})`, eq(users.role, "administrator")),
     ).onConflictDoNothing(),
@@ -60,13 +89,20 @@ export function toAuthUser(user: UserRow): AuthUser {
   return { id: user.id, username: user.username, role: user.role, authorisedEvents: user.authorisedEvents };
 }
 
-/** The user behind Basic credentials, or null: an unknown user and a wrong password are indistinguishable. */
+/**
+ * The user behind Basic credentials, or null: an unknown user and a wrong password are indistinguishable. A
+ * successful sign-in stamps the password's `last_used_at` off the response path; that write never fails the call.
+ */
 export async function authenticate(deps: Deps, sentUsername: string, sentPassword: string): Promise<AuthUser | null> {
   const passwordHash = await hashApplicationPassword(deps.config.passwordPepper, sentPassword);
-  let user = await findByPasswordHash(deps, passwordHash);
-  if (!user && (await bootstrapAdministrator(deps, sentUsername, sentPassword, passwordHash))) {
-    user = await findByPasswordHash(deps, passwordHash);
+  let match = await findByPasswordHash(deps, passwordHash);
+  if (!match && (await bootstrapAdministrator(deps, sentUsername, sentPassword, passwordHash))) {
+    match = await findByPasswordHash(deps, passwordHash);
   }
-  return user && namesUser(user, sentUsername) ? toAuthUser(user) : null;
+  if (!match || !namesUser(match.user, sentUsername)) return null;
+  if (match.lastUsedAt === null || match.lastUsedAt < deps.now() - LAST_USED_RESOLUTION_S) {
+    deps.defer(touchApplicationPassword(deps, match.passwordId));
+  }
+  return toAuthUser(match.user);
 }
 

@@ -18,6 +18,11 @@ export function assertAdministrator(user: AuthUser): void {
   if (!isAdministrator(user)) throw forbidden();
 }
 
+/** Its own account's application passwords a user manages itself; an administrator manages anyone's. */
+export function assertSelfOrAdministrator(user: AuthUser, userId: number): void {
+  if (!isAdministrator(user) && user.id !== userId) throw forbidden();
+}
+
 /** The events a user may see and change: every event for an administrator, else its authorised events. */
 export function eventScope(user: AuthUser): "all" | readonly number[] {
   return isAdministrator(user) ? "all" : user.authorisedEvents;

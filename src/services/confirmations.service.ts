@@ -1,7 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { events, orders } from "../db/schema";
 import { invalidId } from "../http/errors";
-import { secretsEqual } from "../lib/crypto";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
@@ -11,14 +10,19 @@ import { seedsForOrder } from "./order-drafts";
 import { announceFinal, finalStatements } from "./order-placement";
 
 /**
- * `GET /orders/confirm/<uid>` (decisions.md 5.7): the customer confirms a booking. The order becomes `booked -
- * confirmed` (`dashboard - confirmed`), final at last: tickets, `sold`, the confirmation email and `order.created`,
- * all once (a second click finds it confirmed and changes nothing).
+ * `GET /orders/confirm/<token>` (decisions.md 5.7 and 14): the customer confirms a booking with the token of the
+ * email that asked for it; the order `uid` confirms nothing. The order becomes `booked - confirmed` (`dashboard -
+ * confirmed`), final at last: tickets, `sold`, the confirmation email and `order.created`, all once (a second click
+ * finds it confirmed and changes nothing).
+ *
+ * The token is found by an indexed equality lookup (its unique index), as the uid is elsewhere: what timing could
+ * tell is how far a guess matches in the index, which is no help against 40 random characters (about 238 bits).
+ * It is stored as it is, not hashed: the outbox keeps the same link in the email body, in the same database.
  */
-export async function confirmOrder(deps: Deps, uid: string): Promise<{ order: OrderRow; event: EventRow }> {
+export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ order: OrderRow; event: EventRow }> {
   const { db } = deps;
-  const order = await db.select().from(orders).where(eq(orders.uid, uid)).get();
-  if (!order || !(await secretsEqual(uid, order.uid))) throw invalidId("order");
+  const order = await db.select().from(orders).where(eq(orders.confirmToken, confirmToken)).get();
+  if (!order) throw invalidId("order");
   const event = await db.select().from(events).where(eq(events.id, order.eventId)).get();
   if (!event) throw invalidId("order");
   if (!order.awaitsConfirmation) return { order, event };

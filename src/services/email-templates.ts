@@ -1,9 +1,10 @@
 import { escapeHtml } from "../lib/html";
+import { splitHtml } from "../lib/html-parts";
 
 /**
- * Email bodies of decisions.md 9: the spec's keywords replaced (also URL-escaped inside links), values escaped
- * for HTML, the body wrapped in a container at most 600 px wide. Bodies are stored purified (events.service), so
- * rendering only fills them in.
+ * Email bodies of decisions.md 9 and 14: the spec's keywords replaced, values escaped for HTML, the body wrapped in
+ * a container at most 600 px wide. Bodies are stored purified (events.service), so rendering only fills them in;
+ * what a keyword may put where is decided here, because customers choose the values.
  */
 
 export type Keyword =
@@ -26,8 +27,17 @@ export type Keyword =
   | "MIN-AMOUNT"
   | "MAX-AMOUNT";
 
-/** Each keyword's value: `text` is inserted escaped, `html` as markup (the ticket and field summaries). */
-export type KeywordValues = Partial<Record<Keyword, { text: string } | { html: string }>>;
+/**
+ * Each keyword's value: `text` is inserted escaped, `html` as markup (the ticket and field summaries). Inside an
+ * attribute a link keyword stands for its address: its `text`, or the `link` of a summary.
+ */
+export type KeywordValues = Partial<Record<Keyword, { text: string } | { html: string; link?: string }>>;
+
+/**
+ * The only keywords filled inside an attribute value: addresses the service makes. Any other value there (a name,
+ * an email) could be a `javascript:` URL, a link to anywhere, or the end of the attribute.
+ */
+const LINK_KEYWORDS: ReadonlySet<string> = new Set<Keyword>(["TICKETS", "INVOICE", "CONFIRM"]);
 
 export { escapeHtml };
 
@@ -44,23 +54,42 @@ function htmlToText(html: string): string {
 }
 
 const KEYWORD = /\{%([A-Z-]+)%\}/g;
-const ESCAPED_KEYWORD = /%7B%25([A-Z-]+)%25%7D/gi;
+/** In text a keyword, and a `<` that starts no tag (written `&lt;` so that a value cannot complete one). */
+const KEYWORD_OR_LT = /\{%([A-Z-]+)%\}|</g;
+/** In markup a keyword, plain or URL-escaped as editors save it inside an href (any case of the hex digits). */
+const MARKUP_KEYWORD = /\{%([A-Z-]+)%\}|%7B%25([A-Z-]+)%25%7D/gi;
 
-/** Replaces the keywords of `template`; unknown keywords stay as written. */
+/**
+ * Replaces the keywords of `template`, each in one pass (a value is never read for keywords); keywords without a
+ * value stay as written. For HTML, a value lands escaped in text; in markup (attributes, comments, <style>) only
+ * a link keyword's http(s) address lands, escaped, and any other keyword becomes empty.
+ */
 export function fillKeywords(template: string, values: KeywordValues, forHtml: boolean): string {
-  const value = (name: string): string | null => {
-    const v = values[name.toUpperCase() as Keyword];
-    if (!v) return null;
-    if ("html" in v) return forHtml ? v.html : htmlToText(v.html);
-    return forHtml ? escapeHtml(v.text) : v.text;
+  const valueOf = (name: string) => values[name.toUpperCase() as Keyword];
+  if (!forHtml) {
+    return template.replace(KEYWORD, (whole, name: string) => {
+      const v = valueOf(name);
+      if (!v) return whole;
+      return "html" in v ? htmlToText(v.html) : v.text;
+    });
+  }
+  const inText = (whole: string, name: string | undefined) => {
+    if (name === undefined) return "&lt;";
+    const v = valueOf(name);
+    if (!v) return whole;
+    return "html" in v ? v.html : escapeHtml(v.text);
   };
-  // Inside an href a keyword arrives URL-escaped; its value goes in as a URL component (links stay links).
-  const inLinks = template.replace(ESCAPED_KEYWORD, (whole, name: string) => {
-    const v = values[name.toUpperCase() as Keyword];
-    if (!v || !("text" in v)) return whole;
-    return /^https?:\/\//.test(v.text) ? escapeHtml(v.text) : encodeURIComponent(v.text);
-  });
-  return inLinks.replace(KEYWORD, (whole, name: string) => value(name) ?? whole);
+  const inMarkup = (whole: string, plain: string | undefined, escaped: string | undefined) => {
+    const name = (plain ?? escaped)!;
+    const v = valueOf(name);
+    if (!v) return whole;
+    if (!LINK_KEYWORDS.has(name.toUpperCase())) return "";
+    const address = "html" in v ? (v.link ?? "") : v.text;
+    return /^https?:\/\//i.test(address) ? escapeHtml(address) : "";
+  };
+  return splitHtml(template)
+    .map((part) => (part.text ? part.source.replace(KEYWORD_OR_LT, inText) : part.source.replace(MARKUP_KEYWORD, inMarkup)))
+    .join("");
 }
 
 /** The whole message: at most 600 px wide, centred, whatever the body's own markup does. */
@@ -73,14 +102,22 @@ export interface RenderedEmail {
   html: string;
 }
 
-export function renderEmail(template: { subject: string; body: string }, values: KeywordValues): RenderedEmail {
-  return { subject: fillKeywords(template.subject, values, false).trim(), html: wrapBody(fillKeywords(template.body, values, true)) };
+/** A subject is one header line: line breaks (the template's, or a value's from before they were refused) split it. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
 }
 
-/** What an event sends when its own body is empty: every link the customer needs, never an attachment. */
+export function renderEmail(template: { subject: string; body: string }, values: KeywordValues): RenderedEmail {
+  return { subject: oneLine(fillKeywords(template.subject, values, false)), html: wrapBody(fillKeywords(template.body, values, true)) };
+}
+
+/**
+ * What an event sends when its own body is empty: every link the customer needs, never an attachment. Inside an
+ * href only the link keywords, as for any template.
+ */
 export const DEFAULT_ORDER_BODY =
-  '<p>Dear {%NAME%},</p><p>Thank you for your order.</p>{%TICKETS%}<p><a href="%7B%25DOWNLOAD-TICKETS%25%7D">Download your tickets</a></p>';
+  '<p>Dear {%NAME%},</p><p>Thank you for your order.</p>{%TICKETS%}<p><a href="%7B%25TICKETS%25%7D">Download your tickets</a></p>';
 export const DEFAULT_CONFIRM_BODY =
   '<p>Dear {%NAME%},</p><p>Please confirm your booking:</p><p><a href="%7B%25CONFIRM%25%7D">Confirm my booking</a></p>';
 export const DEFAULT_CONFIRMED_BODY =
-  '<p>Dear {%NAME%},</p><p>Your booking is confirmed.</p>{%TICKETS%}<p><a href="%7B%25DOWNLOAD-TICKETS%25%7D">Download your tickets</a></p>';
+  '<p>Dear {%NAME%},</p><p>Your booking is confirmed.</p>{%TICKETS%}<p><a href="%7B%25TICKETS%25%7D">Download your tickets</a></p>';

@@ -31,8 +31,16 @@ function orderLinks(deps: Deps, order: OrderRow) {
     download: `${base}/tickets/${order.uid}`,
     personalise: `${base}/tickets/${order.uid}/personalise`,
     invoice: `${base}/invoices/${order.uid}`,
-    confirm: `${base}/orders/confirm/${order.uid}`,
   };
+}
+
+/**
+ * The link of the email that asks for confirmation: the order's own token, never its uid, which API answers show
+ * (decisions.md 14). Only orders placed awaiting confirmation have one.
+ */
+function confirmLink(deps: Deps, order: OrderRow): string {
+  if (order.confirmToken === null) throw new Error("an order that awaits no confirmation has no confirmation link");
+  return `${deps.origin}${API_BASE}/orders/confirm/${order.confirmToken}`;
 }
 
 /** The keyword values of an order's emails (decisions.md 9; links, never attachments). */
@@ -47,12 +55,12 @@ export function orderKeywords(deps: Deps, order: OrderRow, event: EventRow, with
     NAME: { text: order.name },
     EMAIL: { text: order.email },
     YEAR: { text: String(wallClockAt(deps.now() * 1000, event.timezone).year) },
-    TICKETS: { html: `<table>${rows}</table>` },
+    TICKETS: { html: `<table>${rows}</table>`, link: links.download },
     "DOWNLOAD-TICKETS": { text: links.download },
     PERSONALISE: { text: links.personalise },
     INVOICE: { text: links.invoice },
     FIELDS: { html: fields ? `<ul>${fields}</ul>` : "" },
-    ...(withConfirm ? { CONFIRM: { text: links.confirm } } : {}),
+    ...(withConfirm ? { CONFIRM: { text: confirmLink(deps, order) } } : {}),
   };
 }
 

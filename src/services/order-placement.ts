@@ -138,6 +138,7 @@ export async function placeOrders(
     paymentGroup,
     awaitsConfirmation: awaiting,
     finalizeToken: final ? randomString(16) : "",
+    confirmToken: awaiting ? randomString(40) : null,
     createdAt: now,
     modifiedAt: now,
   }));

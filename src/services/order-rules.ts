@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../http/errors";
+import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import type { EventRow } from "../schemas/events.schema";
 import type { InputFieldRow } from "../schemas/input-fields.schema";
 import type { TicketTypeRow } from "../schemas/ticket-types.schema";
@@ -14,12 +15,20 @@ export const orderError = (code: string, message: string, status: 400 | 409 = 40
 
 const isEmail = (s: string) => z.email().safeParse(s).success;
 
-/** Name and email: present, a valid address, at most 50 and 100 characters. Answers them trimmed. */
+/** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */
+const invalidField = (field: "name" | "email", message: string) => new ApiError(400, "rest_invalid_param", message, { [field]: message });
+
+/**
+ * Name and email: present, without control characters, a valid address, at most 50 and 100 characters. Answers
+ * them trimmed.
+ */
 export function checkOrderer(name: string | undefined, email: string | undefined): { name: string; email: string } {
   const n = (name ?? "").trim();
   const e = (email ?? "").trim();
   if (n === "" || e === "") throw orderError("order_missing_input", "Mandatory input not available");
+  if (hasControlCharacter(e)) throw invalidField("email", "Invalid emailaddress");
   if (!isEmail(e)) throw orderError("order_invalid_email", "Invalid emailaddress");
+  if (hasControlCharacter(n)) throw invalidField("name", INVALID_NAME);
   if (n.length > 50) throw orderError("order_name_too_long", "Name is too long (Max 50 chars)");
   if (e.length > 100) throw orderError("order_email_too_long", "Emailaddress is too long (Max 100 chars)");
   return { name: n, email: e };

@@ -1,11 +1,12 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { inIds, isUniqueViolation } from "../db/client";
 import { applicationPasswords, events, users, type Role } from "../db/schema";
-import { conflict, invalidId, invalidParams } from "../http/errors";
+import { ApiError, conflict, invalidId, invalidParams } from "../http/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
 import type { Deps } from "./deps";
 
 export type UserRow = typeof users.$inferSelect;
+export type ApplicationPasswordRow = typeof applicationPasswords.$inferSelect;
 
 export interface NewUser {
   username: string;
@@ -57,6 +58,7 @@ export async function createUser(deps: Deps, input: NewUser): Promise<{ user: Us
         userId: sql`(SELECT id FROM users WHERE lower(username) = lower(${input.username}))`,
         name: "initial",
         passwordHash,
+        uuid: crypto.randomUUID(),
         createdAt,
       }),
     ]);
@@ -68,16 +70,41 @@ export async function createUser(deps: Deps, input: NewUser): Promise<{ user: Us
 }
 
 /** Another application password for the user; earlier ones stay valid. */
-export async function addApplicationPassword(deps: Deps, userId: number, name: string): Promise<string> {
+export async function addApplicationPassword(deps: Deps, userId: number, name: string): Promise<{ password: string; uuid: string }> {
   await getUser(deps, userId);
   const password = generateApplicationPassword();
+  const uuid = crypto.randomUUID();
   await deps.db.insert(applicationPasswords).values({
     userId,
     name,
     passwordHash: await hashApplicationPassword(deps.config.passwordPepper, password),
+    uuid,
     createdAt: deps.now(),
   });
-  return password;
+  return { password, uuid };
+}
+
+export async function listApplicationPasswords(deps: Deps, userId: number): Promise<ApplicationPasswordRow[]> {
+  const rows = await deps.db.select().from(applicationPasswords).where(eq(applicationPasswords.userId, userId)).orderBy(asc(applicationPasswords.id));
+  if (rows.length === 0) await getUser(deps, userId); // none left, or no such user
+  return rows;
+}
+
+const passwordNotFound = () => new ApiError(404, "rest_application_password_not_found", "Application password does not exist");
+
+/**
+ * Revokes one password of the user. Sign-ins read D1 every time, so the next call with it is refused. A uuid of
+ * another user's password is not found here, like an unknown one.
+ */
+export async function revokeApplicationPassword(deps: Deps, userId: number, uuid: string): Promise<ApplicationPasswordRow> {
+  const removed = await deps.db
+    .delete(applicationPasswords)
+    .where(and(eq(applicationPasswords.userId, userId), eq(applicationPasswords.uuid, uuid)))
+    .returning()
+    .get();
+  if (removed) return removed;
+  await getUser(deps, userId); // an unknown user is that user's 404
+  throw passwordNotFound();
 }
 
 /** Demoting the last administrator would leave nobody able to manage users; the check is in the UPDATE itself. */

@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { expect } from "vitest";
-import { events, orders, ticketTypes } from "../../src/db/schema";
+import { emails, events, orders, ticketTypes } from "../../src/db/schema";
 import { call, expectJson, unique } from "./api";
 import { createEvent, createTicketType, db } from "./catalogue";
 
@@ -81,4 +81,15 @@ export async function typeSold(eventId: number, typeId: string): Promise<number>
 
 export async function ordersOf(eventId: number) {
   return db.select().from(orders).where(eq(orders.eventId, eventId));
+}
+
+/**
+ * The confirmation link of an order awaiting confirmation, as its customer reads it in the email that asks for it
+ * (the outbox row; it is written in the order's own batch). The link carries a token no API answer shows.
+ */
+export async function emailedConfirmLink(orderId: number): Promise<string> {
+  const rows = await db.select({ body: emails.body }).from(emails).where(eq(emails.orderId, orderId)).orderBy(asc(emails.id));
+  const link = rows.map((r) => /https?:\/\/[^"'\s<>]*\/orders\/confirm\/[A-Za-z0-9]+/.exec(r.body)?.[0]).find((l) => l !== undefined);
+  expect(link, `a confirmation link emailed for order ${orderId}`).toBeDefined();
+  return link!;
 }

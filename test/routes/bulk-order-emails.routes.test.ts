@@ -5,6 +5,7 @@ import { orders } from "../../src/db/schema";
 import { BASE, call, createUser, expectError, expectJson, unique, type Credentials } from "../helpers/api";
 import { createEvent, createTicketType, db } from "../helpers/catalogue";
 import { criteria, decide, lines, listCriteriaValidation, statusOf, waitFor, type Json, type Shop } from "../helpers/bulk";
+import { emailedConfirmLink } from "../helpers/orders";
 import { wallClockAt } from "../helpers/wall-clock";
 
 /**
@@ -16,7 +17,7 @@ import { wallClockAt } from "../helpers/wall-clock";
 
 const NOT_FOUND = "Order not found";
 const SUBJECT = "Tickets for {%NAME%}";
-const BODY = "<p>Hello {%NAME%}, we write to {%EMAIL%}.</p>{%TICKETS%}<p><a href=\"%7B%25DOWNLOAD-TICKETS%25%7D\">Download</a></p>";
+const BODY = "<p>Hello {%NAME%}, we write to {%EMAIL%}.</p>{%TICKETS%}<p><a href=\"%7B%25TICKETS%25%7D\">Download</a></p>";
 
 /** An event with emails, dashboard orders, a "Regular" type at 10 and a free "Guest" type. */
 async function shop(event: Json = {}, auth?: Credentials): Promise<Shop> {
@@ -109,7 +110,7 @@ describe("POST /admin/bulk/order-emails/list", () => {
     expect(await listIds(criteria([r.id]))).toEqual([]);
 
     for (const o of [booked, desk]) {
-      const res = await exports.default.fetch(new Request(`${BASE}/orders/confirm/${o.uid}`, { redirect: "manual" }));
+      const res = await exports.default.fetch(new Request(await emailedConfirmLink(o.id), { redirect: "manual" }));
       expect(res.status).toBe(302);
     }
     expect(await statusOf(booked.id)).toBe("booked - confirmed");

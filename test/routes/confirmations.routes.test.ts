@@ -9,13 +9,15 @@ import { depsFromEnv } from "../../src/services/deps";
 import { expireOrder } from "../../src/services/payments.service";
 import { BASE, call, expectError, expectJson, unique } from "../helpers/api";
 import { createEvent, createTicketType, db } from "../helpers/catalogue";
+import { emailedConfirmLink } from "../helpers/orders";
 import { programStub, receivedBy, stubUrl, waitForRequests } from "../helpers/stubs";
 
 /**
  * RSVP events (confirmation_emails_needed; ticketing-api.md states table; decisions.md 5.7, 12 and 13 "Flows"): a
  * free order is booked awaiting its customer, who confirms through the emailed link
- * `GET /orders/confirm/<uid>` (no key); only then is it final (tickets, `sold`, the confirmation email,
- * `order.created`). Unconfirmed orders are deleted after `confirmation_timeout` minutes (0: never).
+ * `GET /orders/confirm/<token>` (no key); only then is it final (tickets, `sold`, the confirmation email,
+ * `order.created`). Unconfirmed orders are deleted after `confirmation_timeout` minutes (0: never). The token is the
+ * order's own, sent only in that email (decisions.md 14): the order `uid`, which API answers carry, confirms nothing.
  */
 
 type Json = Record<string, any>;
@@ -35,7 +37,7 @@ async function rsvp(event: Json = {}, type: Json = {}): Promise<Rsvp> {
     confirmation_timeout: 30,
     email_confirmation: {
       subject: CONFIRMED_SUBJECT,
-      body: '<p>Thanks {%NAME%}, see you there.</p><p><a href="%7B%25DOWNLOAD-TICKETS%25%7D">Your tickets</a></p>',
+      body: '<p>Thanks {%NAME%}, see you there.</p><p><a href="%7B%25TICKETS%25%7D">Your tickets</a></p>',
       redirect: "https://shop.example/confirmed",
     },
     ...event,
@@ -49,7 +51,8 @@ const post = (r: Rsvp, extra: Json = {}, count = 1) =>
 
 const book = async (r: Rsvp, extra: Json = {}, count = 1): Promise<Json> => expectJson(post(r, extra, count), 201);
 
-const confirmUrl = (uid: string) => `${BASE}/orders/confirm/${uid}`;
+/** A confirmation URL with any key in it (the real one comes from the email: `emailedConfirmLink`). */
+const confirmUrl = (key: string) => `${BASE}/orders/confirm/${key}`;
 
 /** What the customer's browser does with the link: a plain GET, no key, no credentials, redirects not followed. */
 const click = (url: string, headers: Record<string, string> = {}) => exports.default.fetch(new Request(url, { redirect: "manual", headers }));
@@ -111,8 +114,9 @@ describe("booking on an RSVP event", () => {
     expect(mails).toHaveLength(1);
     expect(mails[0]!.to).toBe("ann@example.com");
     expect(mails[0]!.subject).toBe("Please confirm your booking");
-    expect(mails[0]!.body).toContain(`href="${confirmUrl(order.uid)}"`);
-    expect(mails[0]!.body).toContain(`: ${confirmUrl(order.uid)}`);
+    const link = await emailedConfirmLink(order.id);
+    expect(mails[0]!.body).toContain(`href="${link}"`);
+    expect(mails[0]!.body).toContain(`: ${link}`);
     expect(mails[0]!.body).toContain("Dear Ann Smith");
   });
 
@@ -121,7 +125,7 @@ describe("booking on an RSVP event", () => {
     const order = await book(r);
     const mails = await emailsOf(order.id);
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.body).toContain(confirmUrl(order.uid));
+    expect(mails[0]!.body).toContain(await emailedConfirmLink(order.id));
   });
 
   it("a paid ticket type on an RSVP event is paid as usual (open, with a checkout), not held for confirmation", async () => {
@@ -132,7 +136,7 @@ describe("booking on an RSVP event", () => {
   });
 });
 
-describe("GET /orders/confirm/<uid>", () => {
+describe("GET /orders/confirm/<token>", () => {
   it("confirms: 302 to the confirmation redirect; booked - confirmed, tickets, sold, the confirmation email, order.created", async () => {
     const name = unique("rsvp-created");
     await hook(name, "order.created");
@@ -143,7 +147,8 @@ describe("GET /orders/confirm/<uid>", () => {
     await sleep(300);
     expect((await receivedBy(name)).filter((q) => JSON.parse(q.body).id === order.id)).toEqual([]);
 
-    const res = await click(confirmUrl(order.uid));
+    const link = await emailedConfirmLink(order.id);
+    const res = await click(link);
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe("https://shop.example/confirmed");
 
@@ -167,16 +172,17 @@ describe("GET /orders/confirm/<uid>", () => {
     expect(mails[1]!.to).toBe("ann@example.com");
     expect(mails[1]!.body).toContain("Thanks Ann Smith");
     expect(mails[1]!.body).toContain(`${BASE}/tickets/${order.uid}`);
-    expect(mails[1]!.body).not.toContain(confirmUrl(order.uid));
+    expect(mails[1]!.body).not.toContain(link);
 
     const got = await waitForRequests(name, 1);
     const created = got.filter((q) => JSON.parse(q.body).id === order.id);
     expect(created).toHaveLength(1);
     expect(created[0]!.headers["x-evt-webhook-topic"]).toBe("order.created");
     expect(JSON.parse(created[0]!.body)).toMatchObject({ id: order.id, uid: order.uid, payment_status: "booked - confirmed", num_tickets: 2 });
+    expect(created[0]!.body, "the order.created payload carries no confirmation token").not.toContain(link.split("/").pop());
 
     // A second click changes nothing.
-    const again = await click(confirmUrl(order.uid));
+    const again = await click(link);
     expect(again.status).toBe(302);
     expect(again.headers.get("Location")).toBe("https://shop.example/confirmed");
     expect((await ticketsOf(order.id)).map((t) => t.id).sort()).toEqual(issued.map((t) => t.id).sort());
@@ -190,14 +196,14 @@ describe("GET /orders/confirm/<uid>", () => {
   it("needs no key, and checks none sent", async () => {
     const r = await rsvp();
     const a = await book(r);
-    expect((await click(confirmUrl(a.uid), { "X-EVT-API-KEY": "wrong" })).status).toBe(302);
+    expect((await click(await emailedConfirmLink(a.id), { "X-EVT-API-KEY": "wrong" })).status).toBe(302);
     expect((await orderRow(a.id))!.paymentStatus).toBe("booked - confirmed");
   });
 
   it("redirects to the order's status route when email_confirmation.redirect is empty", async () => {
     const r = await rsvp({ email_confirmation: { subject: CONFIRMED_SUBJECT, body: "", redirect: "" } });
     const order = await book(r);
-    const res = await click(confirmUrl(order.uid));
+    const res = await click(await emailedConfirmLink(order.id));
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe(`${BASE}/orders/${order.id}/${order.uid}/status`);
     // The default confirmation body carries the download link.
@@ -209,19 +215,21 @@ describe("GET /orders/confirm/<uid>", () => {
   it("ten clicks at once confirm once: one set of tickets, one confirmation email, sold counted once", async () => {
     const r = await rsvp();
     const order = await book(r, {}, 3);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => click(confirmUrl(order.uid))));
+    const link = await emailedConfirmLink(order.id);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => click(link)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(302));
     expect(await ticketsOf(order.id)).toHaveLength(3);
     expect(await soldOf(r)).toEqual({ event: 3, type: 3 });
     expect((await emailsOf(order.id)).map((m) => m.subject)).toHaveLength(2);
   });
 
-  it("an unknown or malformed uid is 404 rest_order_invalid_id", async () => {
+  it("an unknown or malformed token is 404 rest_order_invalid_id", async () => {
     const r = await rsvp();
     const order = await book(r);
+    const token = (await emailedConfirmLink(order.id)).split("/").pop()!;
     await expectError(click(confirmUrl("A".repeat(40))), 404, "rest_order_invalid_id");
-    // One character changed (to one it is not already, or the "changed" uid would be the order's own).
-    const changed = `${order.uid.slice(0, 39)}${order.uid.endsWith("x") ? "y" : "x"}`;
+    // One character changed (to one it is not already, or the "changed" token would be the order's own).
+    const changed = `${token.slice(0, 39)}${token.endsWith("x") ? "y" : "x"}`;
     await expectError(click(confirmUrl(changed)), 404, "rest_order_invalid_id");
     await expectError(click(confirmUrl("short")), 404, "rest_order_invalid_id");
     expect((await orderRow(order.id))!.awaitsConfirmation).toBe(true);
@@ -239,9 +247,11 @@ describe("GET /orders/confirm/<uid>", () => {
     expect(await soldOf(r)).toEqual({ event: 0, type: 0 });
     const mails = await emailsOf(placed.id);
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.body).toContain(confirmUrl(placed.uid));
+    const link = await emailedConfirmLink(placed.id);
+    expect(link).not.toBe(confirmUrl(placed.uid));
+    expect(mails[0]!.body).toContain(link);
 
-    expect((await click(confirmUrl(placed.uid))).status).toBe(302);
+    expect((await click(link)).status).toBe(302);
     expect((await orderRow(placed.id))!.paymentStatus).toBe("dashboard - confirmed");
     expect(await ticketsOf(placed.id)).toHaveLength(2);
     expect(await soldOf(r)).toEqual({ event: 2, type: 2 });
@@ -252,8 +262,74 @@ describe("GET /orders/confirm/<uid>", () => {
     const order = await book(r);
     const err = await expectError(post(r, { email: "ANN@example.com" }), 400, "order_already_ordered");
     expect(err.message).toBe("You already have a booking/order");
-    await click(confirmUrl(order.uid));
+    await click(await emailedConfirmLink(order.id));
     await expectError(post(r), 400, "order_already_ordered");
+  });
+});
+
+describe("the confirmation token (decisions.md 14)", () => {
+  const tokenOf = (link: string) => link.slice(confirmUrl("").length);
+
+  it("is the order's own: the email's link carries 40 random characters that are not the uid, and confirms", async () => {
+    const r = await rsvp();
+    const order = await book(r);
+    const link = await emailedConfirmLink(order.id);
+    const token = tokenOf(link);
+    expect(link).toBe(confirmUrl(token));
+    expect(token).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(token).not.toBe(order.uid);
+    expect((await emailsOf(order.id))[0]!.body).not.toContain(confirmUrl(order.uid));
+    const other = await book(r, { email: "bob@example.com" });
+    expect(tokenOf(await emailedConfirmLink(other.id))).not.toBe(token);
+
+    expect((await click(link)).status).toBe(302);
+    expect((await orderRow(order.id))!.paymentStatus).toBe("booked - confirmed");
+    expect((await orderRow(other.id))!.awaitsConfirmation).toBe(true);
+  });
+
+  it("the uid confirms nothing: 404 like an unknown token, and the order stays unconfirmed", async () => {
+    const r = await rsvp();
+    const order = await book(r);
+    const byUid = await expectError(click(confirmUrl(order.uid)), 404, "rest_order_invalid_id");
+    const unknown = await expectError(click(confirmUrl("A".repeat(40))), 404, "rest_order_invalid_id");
+    expect(byUid).toEqual(unknown);
+    expect((await orderRow(order.id))!.awaitsConfirmation).toBe(true);
+    expect(await ticketsOf(order.id)).toEqual([]);
+    expect(await soldOf(r)).toEqual({ event: 0, type: 0 });
+    // Once confirmed (by the emailed link), the uid still answers 404 rather than the confirmed order's redirect.
+    expect((await click(await emailedConfirmLink(order.id))).status).toBe(302);
+    await expectError(click(confirmUrl(order.uid)), 404, "rest_order_invalid_id");
+  });
+
+  it("appears in no API answer of the order, before or after confirming", async () => {
+    const r = await rsvp({ add_dashboard_orders_needed: true });
+    const res = await post(r);
+    const createdText = await res.clone().text();
+    const order = await expectJson(res, 201);
+    const desk = await call("POST", "/admin/orders", { body: { event_id: r.event.id, name: "Desk", email: "desk@example.com", tickets: [{ [r.type.id]: 1 }] } });
+    const deskText = await desk.clone().text();
+    const placed = await expectJson(desk, 201);
+    const answers = async (o: Json) => {
+      const reads = await Promise.all([
+        call("GET", `/orders/${o.id}/${o.uid}/status`, { key: null, auth: null }),
+        call("GET", `/admin/orders/${o.id}`),
+        call("GET", `/admin/orders?include=${o.id}`),
+        call("GET", `/admin/tickets/${o.id}`),
+      ]);
+      for (const read of reads) expect(read.status).toBe(200);
+      const texts = await Promise.all(reads.map((read) => read.text()));
+      // The admin answers are about this order (the list is not empty).
+      for (const text of texts.slice(1, 3)) expect(text).toContain(o.uid);
+      return texts;
+    };
+    for (const [o, createText] of [[order, createdText], [placed, deskText]] as const) {
+      const token = tokenOf(await emailedConfirmLink(o.id));
+      expect(createText).toContain(o.uid);
+      expect(createText).not.toContain(token);
+      for (const text of await answers(o)) expect(text).not.toContain(token);
+      expect((await click(confirmUrl(token))).status).toBe(302);
+      for (const text of await answers(o)) expect(text).not.toContain(token);
+    }
   });
 });
 
@@ -297,7 +373,7 @@ describe("the confirmation timeout", () => {
     expect(await receivedBy(deleted)).toEqual([]);
 
     // The link is dead, the other booking untouched, and the email may book again.
-    await expectError(click(confirmUrl(order.uid)), 404, "rest_order_invalid_id");
+    await expectError(click(await emailedConfirmLink(order.id)), 404, "rest_order_invalid_id");
     expect((await orderRow(other.id))!.awaitsConfirmation).toBe(true);
     expect((await book(r)).payment_status).toBe("booked");
   });
@@ -355,7 +431,7 @@ describe("the confirmation timeout", () => {
     const r = await rsvp();
     const order = await book(r);
     await pastTimeout(r, order);
-    expect((await click(confirmUrl(order.uid))).status).toBe(302);
+    expect((await click(await emailedConfirmLink(order.id))).status).toBe(302);
     await expireOrder(depsFromEnv(env), order.uid, r.event.id);
     expect((await orderRow(order.id))!.paymentStatus).toBe("booked - confirmed");
     expect(await ticketsOf(order.id)).toHaveLength(1);
@@ -376,7 +452,7 @@ describe("the confirmation timeout", () => {
     expect(await remaining(r)).toBe(9);
     expect((await reservations(r.event.id)).find((x) => x.uid === order.uid)).toMatchObject({ state: "taken", deadline: null });
 
-    expect((await click(confirmUrl(order.uid))).status).toBe(302);
+    expect((await click(await emailedConfirmLink(order.id))).status).toBe(302);
     expect((await orderRow(order.id))!.paymentStatus).toBe("booked - confirmed");
     expect(await ticketsOf(order.id)).toHaveLength(1);
   });

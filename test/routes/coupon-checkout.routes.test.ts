@@ -8,6 +8,7 @@ import { depsFromEnv } from "../../src/services/deps";
 import { expireOrder } from "../../src/services/payments.service";
 import { ADMIN, API_KEY, BASE, basic, call, expectError, expectJson, unique } from "../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../helpers/catalogue";
+import { emailedConfirmLink } from "../helpers/orders";
 import { wallClockAt } from "../helpers/wall-clock";
 import { readPage } from "../pdf/pdf-inspect";
 
@@ -707,8 +708,9 @@ describe("uses: used, last_used and the uses held by open orders", () => {
       expect(await usedOf(c)).toEqual({ used: 0, last_used: "" });
       await refusedCustomer(s, customerBody(s, [1], { coupon: c.code, email: "bob@example.com" }), "coupon_usage_limit", USAGE);
 
+      const link = await emailedConfirmLink(o.id);
       const before = Date.now();
-      const res = await open(`${BASE}/orders/confirm/${o.uid}`);
+      const res = await open(link);
       expect(res.status).toBe(302);
       const after = Date.now();
       expect((await orderRow(o.id))!.paymentStatus).toBe("booked - confirmed");
@@ -716,7 +718,7 @@ describe("uses: used, last_used and the uses held by open orders", () => {
       expect(counted.used).toBe(1);
       expectStampedBetween(counted.last_used, before, after);
       // A second click changes nothing.
-      await open(`${BASE}/orders/confirm/${o.uid}`);
+      await open(link);
       expect((await usedOf(c)).used).toBe(1);
       await refusedCustomer(s, customerBody(s, [1], { coupon: c.code, email: "bob@example.com" }), "coupon_usage_limit", USAGE);
     });

@@ -309,6 +309,20 @@ describe("POST /admin/coupons", () => {
     expect(await rowsWithCode(code)).toHaveLength(0);
   });
 
+  it.each(["\r\n", "\u0000", "\u007f"])("refuses an email holding the control character %j, on create and update, changing nothing (decisions.md 14)", async (bad) => {
+    const email = `ann${bad}@example.com`;
+    const code = newCode("Ctl");
+    const created = await expectInvalid(post({ code, type: "fixed", amount: 5, email }), "email");
+    expect(created.data.params).toEqual({ email: "must be a valid email address or empty" });
+    expect(await rowsWithCode(code)).toHaveLength(0);
+
+    const coupon = await createCoupon({ email: "ann@example.com" });
+    const before = await getCoupon(coupon.id);
+    const updated = await expectInvalid(put(coupon.id, { email: `ann@example.com${bad}x` }), "email");
+    expect(updated.data.params).toEqual({ email: "must be a valid email address or empty" });
+    expect(await getCoupon(coupon.id)).toEqual(before);
+  });
+
   it("refuses events that do not exist with 400 naming them", async () => {
     const real = await eventWithTypes();
     const code = newCode("NoEvent");

@@ -419,6 +419,18 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
     expect(atLimits.email).toHaveLength(100);
   });
 
+  it("name and email: control characters are refused after the usual trimming (decisions.md 14)", async () => {
+    const s = await shop();
+    for (const bad of ["\r\n", "\u0000", "\u007f", "\t", "\u001f"]) {
+      const name = await expectRefused(s, orderBody(s, [1], { name: `Ann${bad}Bcc: evil@x.com` }), 400, "rest_invalid_param", "Name contains invalid characters");
+      expect(name.data.params, JSON.stringify(bad)).toEqual({ name: "Name contains invalid characters" });
+      const email = await expectRefused(s, orderBody(s, [1], { email: `ann${bad}@example.com` }), 400, "rest_invalid_param", "Invalid emailaddress");
+      expect(email.data.params, JSON.stringify(bad)).toEqual({ email: "Invalid emailaddress" });
+    }
+    const trimmed = await placeOrder(s, [1], { name: "\r\n Ann Smith \n", email: "ann@example.com\r\n" });
+    expect(trimmed).toMatchObject({ name: "Ann Smith", email: "ann@example.com" });
+  });
+
   it("terms: refused unless terms_accepted is true when the event has terms; not asked otherwise", async () => {
     const s = await shop({ event: { terms: "I agree to the <b>terms</b>" } });
     const text = "You must agree to the terms";

@@ -341,6 +341,14 @@ describe("POST /admin/orders: validation in the decided order", () => {
     await refused(s, orderBody(s, [1], { email: "ann.example.com" }), 400, "order_invalid_email", "Invalid emailaddress");
   });
 
+  it.each(["\r\n", "\u0000", "\u007f"])("refuses a name or email holding the control character %j with rest_invalid_param (decisions.md 14)", async (bad) => {
+    const s = await setup();
+    const name = await refused(s, orderBody(s, [1], { name: `Ann${bad}Bcc: evil@x.com` }), 400, "rest_invalid_param", "Name contains invalid characters");
+    expect(name.data.params).toEqual({ name: "Name contains invalid characters" });
+    const email = await refused(s, orderBody(s, [1], { email: `ann${bad}@example.com` }), 400, "rest_invalid_param", "Invalid emailaddress");
+    expect(email.data.params).toEqual({ email: "Invalid emailaddress" });
+  });
+
   it("refuses a name of 51 characters with order_name_too_long, and takes 50", async () => {
     const s = await setup();
     await refused(s, orderBody(s, [1], { name: "n".repeat(51) }), 400, "order_name_too_long", "Name is too long (Max 50 chars)");
@@ -849,6 +857,18 @@ describe("PUT /admin/orders/<id>", () => {
     const o = await placeOrder(s);
     const err = await expectError(call("PUT", `/admin/orders/${o.id}`, { body }), 400, "rest_invalid_param");
     expect(Object.keys(err.data.params!)).toEqual([field]);
+    expect(await expectJson(call("GET", `/admin/orders/${o.id}`), 200)).toStrictEqual(o);
+  });
+
+  it("refuses a name or email holding control characters, changing nothing (decisions.md 14)", async () => {
+    const s = await setup();
+    const o = await placeOrder(s);
+    for (const bad of ["\r\n", "\u0000", "\u007f"]) {
+      const name = await expectError(call("PUT", `/admin/orders/${o.id}`, { body: { name: `Bob${bad}Bcc: evil@x.com` } }), 400, "rest_invalid_param");
+      expect(name.data.params).toEqual({ name: "Name contains invalid characters" });
+      const email = await expectError(call("PUT", `/admin/orders/${o.id}`, { body: { email: `bob${bad}@example.com` } }), 400, "rest_invalid_param");
+      expect(email.data.params).toEqual({ email: "must be a valid email address" });
+    }
     expect(await expectJson(call("GET", `/admin/orders/${o.id}`), 200)).toStrictEqual(o);
   });
 

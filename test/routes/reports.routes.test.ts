@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config";
 import { signerFor } from "../../src/lib/ticket-codes";
 import { BASE, call, createUser, expectError, expectJson, unique, type CreatedUser } from "../helpers/api";
 import { createEvent, createScanKey } from "../helpers/catalogue";
-import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../helpers/orders";
+import { createOrderEvent, createOrderType, emailedConfirmLink, orderBody, placeOrder } from "../helpers/orders";
 
 /**
  * Sales and scan reports (ticketing-api.md "Sales and scan reports", "Reports"; decisions.md 4 `_embed`):
@@ -532,7 +532,7 @@ describe("what the reports follow", () => {
     ]);
     expect(unconfirmed._embedded.scan_totals[0].tickets).toBe(0);
 
-    const res = await exports.default.fetch(new Request(`${BASE}/orders/confirm/${booked.uid}`, { redirect: "manual" }));
+    const res = await exports.default.fetch(new Request(await emailedConfirmLink(booked.id), { redirect: "manual" }));
     expect(res.status).toBe(302);
     const confirmed = await expectJson(get(`/admin/events/${event.id}?_embed=sales_totals,scan_totals`), 200);
     expect(confirmed.sold).toBe(2);

@@ -11,9 +11,9 @@ import {
 } from "../../src/services/email-templates";
 
 /**
- * Email templates (spec: event configuration, email settings; decisions.md 9; docs/webhooks-and-email.md "Email"):
- * every keyword replaced, values escaped for HTML, URL-escaped keywords inside links, unknown keywords kept, subjects
- * plain text, bodies in a container at most 600 px wide.
+ * Email templates (spec: event configuration, email settings; decisions.md 9 and 14; docs/webhooks-and-email.md
+ * "Email"): every keyword replaced, values escaped for HTML, inside attributes only the link keywords (also
+ * URL-escaped), unknown keywords kept, subjects plain text on one line, bodies in a container at most 600 px wide.
  */
 
 const LINK = "https://tickets.example.com/ticketing/v1";
@@ -23,7 +23,7 @@ const ALL: KeywordValues = {
   NAME: { text: "Ann Smith" },
   EMAIL: { text: "ann@example.com" },
   YEAR: { text: "2026" },
-  TICKETS: { html: "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>" },
+  TICKETS: { html: "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>", link: `${LINK}/tickets/UID123` },
   "DOWNLOAD-TICKETS": { text: `${LINK}/tickets/UID123` },
   PERSONALISE: { text: `${LINK}/tickets/UID123/personalise` },
   INVOICE: { text: `${LINK}/invoices/UID123` },
@@ -90,37 +90,27 @@ describe("fillKeywords", () => {
     expect(fillKeywords('<a href="?n=%7B%25NAME%25%7D">x</a>', values, true)).not.toContain("SECRET");
   });
 
-  it("replaces URL-escaped link keywords inside href with the address", () => {
+  it("fills the link keywords inside href with their address, URL-escaped or plain", () => {
     const template =
-      '<a href="%7B%25DOWNLOAD-TICKETS%25%7D">Download</a> <a href="%7B%25PERSONALISE%25%7D">Personalise</a> ' +
-      '<a href="%7B%25INVOICE%25%7D">Invoice</a> <a href="%7B%25CONFIRM%25%7D">Confirm</a>';
+      '<a href="%7B%25TICKETS%25%7D">Tickets</a> <a href="%7B%25INVOICE%25%7D">Invoice</a> <a href="%7B%25CONFIRM%25%7D">Confirm</a> ' +
+      '<a href="{%TICKETS%}">T</a> <a href="{%INVOICE%}">I</a> <a href="{%CONFIRM%}">C</a>';
     expect(fillKeywords(template, ALL, true)).toBe(
-      `<a href="${LINK}/tickets/UID123">Download</a> <a href="${LINK}/tickets/UID123/personalise">Personalise</a> ` +
-        `<a href="${LINK}/invoices/UID123">Invoice</a> <a href="${LINK}/orders/confirm/UID123">Confirm</a>`,
+      `<a href="${LINK}/tickets/UID123">Tickets</a> <a href="${LINK}/invoices/UID123">Invoice</a> <a href="${LINK}/orders/confirm/UID123">Confirm</a> ` +
+        `<a href="${LINK}/tickets/UID123">T</a> <a href="${LINK}/invoices/UID123">I</a> <a href="${LINK}/orders/confirm/UID123">C</a>`,
     );
   });
 
   it("accepts the URL escapes in any letter case of the hex digits", () => {
-    const expected = `<a href="${LINK}/tickets/UID123">x</a>`;
-    for (const escaped of [
-      "%7B%25DOWNLOAD-TICKETS%25%7D",
-      "%7b%25DOWNLOAD-TICKETS%25%7d",
-      "%7B%25DOWNLOAD-TICKETS%25%7d",
-      "%7b%25DOWNLOAD-TICKETS%25%7D",
-    ]) {
+    const expected = `<a href="${LINK}/invoices/UID123">x</a>`;
+    for (const escaped of ["%7B%25INVOICE%25%7D", "%7b%25INVOICE%25%7d", "%7B%25INVOICE%25%7d", "%7b%25INVOICE%25%7D"]) {
       expect(fillKeywords(`<a href="${escaped}">x</a>`, ALL, true), escaped).toBe(expected);
     }
   });
 
-  it("escapes an address for the attribute, and URL-encodes a non-address value written escaped in a link", () => {
-    const values: KeywordValues = {
-      "DOWNLOAD-TICKETS": { text: "https://x.example/t?a=1&b=2" },
-      NAME: { text: "Ann Smith & Co" },
-    };
-    expect(fillKeywords('<a href="%7B%25DOWNLOAD-TICKETS%25%7D">d</a>', values, true)).toBe('<a href="https://x.example/t?a=1&amp;b=2">d</a>');
-    expect(fillKeywords('<a href="https://shop.example/?n=%7B%25NAME%25%7D">s</a>', values, true)).toBe(
-      '<a href="https://shop.example/?n=Ann%20Smith%20%26%20Co">s</a>',
-    );
+  it("escapes a link address for the attribute, and puts nothing there that is not an http(s) address", () => {
+    const values: KeywordValues = { INVOICE: { text: "https://x.example/t?a=1&b=2" }, CONFIRM: { text: "javascript:alert(1)" } };
+    expect(fillKeywords('<a href="%7B%25INVOICE%25%7D">d</a>', values, true)).toBe('<a href="https://x.example/t?a=1&amp;b=2">d</a>');
+    expect(fillKeywords('<a href="{%CONFIRM%}">c</a>', values, true)).toBe('<a href="">c</a>');
   });
 
   it("leaves unknown keywords, and keywords without a value, as they are written", () => {
@@ -132,8 +122,57 @@ describe("fillKeywords", () => {
   });
 
   it("does not put HTML summaries where a link address belongs", () => {
-    // {%TICKETS%} is markup, not an address: URL-escaped inside an href it is left as written.
-    expect(fillKeywords('<a href="%7B%25TICKETS%25%7D">x</a>', ALL, true)).toBe('<a href="%7B%25TICKETS%25%7D">x</a>');
+    // {%TICKETS%} is the summary table in text; inside an attribute it is the download address, or nothing.
+    expect(fillKeywords('<a href="%7B%25TICKETS%25%7D">x</a>{%TICKETS%}', ALL, true)).toBe(
+      `<a href="${LINK}/tickets/UID123">x</a><table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>`,
+    );
+    const withoutLink: KeywordValues = { TICKETS: { html: "<table><tr><td>Regular</td></tr></table>" } };
+    expect(fillKeywords('<a href="{%TICKETS%}">x</a>', withoutLink, true)).toBe('<a href="">x</a>');
+  });
+});
+
+describe("fillKeywords: customer input never becomes markup (decisions.md 14)", () => {
+  const NON_LINK = ["NAME", "EMAIL", "YEAR", "DOWNLOAD-TICKETS", "PERSONALISE", "FIELDS"] as const;
+
+  it("empties a name inside href, plain or URL-escaped in any case: no javascript: link, no link to the customer's address", () => {
+    for (const name of ["javascript:alert(1)", "https://evil.example/login", "x\" onmouseover=\"alert(1)"]) {
+      const values: KeywordValues = { ...ALL, NAME: { text: name } };
+      for (const href of ["{%NAME%}", "%7B%25NAME%25%7D", "%7b%25NAME%25%7d", "%7B%25name%25%7D", "https://shop.example/?n=%7B%25NAME%25%7D"]) {
+        const emptied = href.replace(/\{%NAME%\}|%7B%25NAME%25%7D/i, "");
+        expect(fillKeywords(`<p><a href="${href}">Hi</a> {%NAME%}</p>`, values, true), `${href} / ${name}`).toBe(
+          `<p><a href="${emptied}">Hi</a> ${escapeHtml(name)}</p>`,
+        );
+      }
+    }
+  });
+
+  it("empties every keyword but the links in any attribute value, quoted or not, and outside values inside a tag", () => {
+    for (const keyword of NON_LINK) {
+      const template =
+        `<img src="{%${keyword}%}" alt='{%${keyword}%}' title=%7B%25${keyword}%25%7D style="color:{%${keyword}%}">` +
+        `<a {%${keyword}%} href="%7B%25INVOICE%25%7D">i</a>`;
+      expect(fillKeywords(template, ALL, true), keyword).toBe(`<img src="" alt='' title= style="color:"><a  href="${LINK}/invoices/UID123">i</a>`);
+    }
+  });
+
+  it("reads attribute quotes as a browser does: a > inside a value does not end the tag", () => {
+    const values: KeywordValues = { NAME: { text: "javascript:alert(1)" } };
+    expect(fillKeywords('<a title="a>b" href="{%NAME%}">{%NAME%}</a>', values, true)).toBe('<a title="a>b" href="">javascript:alert(1)</a>');
+    expect(fillKeywords("<a title='x>' href=%7B%25NAME%25%7D>n</a>", values, true)).toBe("<a title='x>' href=>n</a>");
+  });
+
+  it("fills no value into comments, doctypes or the content of <style>", () => {
+    const values: KeywordValues = { NAME: { text: "}body{background:url(https://evil.example/)}" } };
+    expect(fillKeywords("<!DOCTYPE {%NAME%}><!-- {%NAME%} --><style>p{color:{%NAME%}}</style><p>{%NAME%}</p>", values, true)).toBe(
+      "<!DOCTYPE ><!--  --><style>p{color:}</style><p>}body{background:url(https://evil.example/)}</p>",
+    );
+  });
+
+  it("escapes a name in the body, and a < of the template that starts no tag cannot start one with the name", () => {
+    const bold: KeywordValues = { NAME: { text: "<b>x</b>" } };
+    expect(fillKeywords("<p>Dear {%NAME%},</p>", bold, true)).toBe("<p>Dear &lt;b&gt;x&lt;/b&gt;,</p>");
+    const tag: KeywordValues = { NAME: { text: "img src=x onerror=alert(1)" } };
+    expect(fillKeywords("<p><{%NAME%}> 1 < 2</p>", tag, true)).toBe("<p>&lt;img src=x onerror=alert(1)> 1 &lt; 2</p>");
   });
 });
 
@@ -146,6 +185,13 @@ describe("renderEmail", () => {
     expect(withSummary).not.toMatch(/[<>]/);
     expect(withSummary).toContain("Regular");
     expect(withSummary).toContain("Company: Acme");
+  });
+
+  it("puts the subject on one line: the template's line breaks and any control character in a value become spaces", () => {
+    const values: KeywordValues = { NAME: { text: "Ann\r\nBcc: evil@x.com" }, YEAR: { text: "2026" } };
+    const { subject } = renderEmail({ subject: "Tickets\r\nfor {%NAME%}\n({%YEAR%})\r", body: "" }, values);
+    expect(subject).toBe("Tickets for Ann Bcc: evil@x.com (2026)");
+    expect(subject).not.toMatch(/[\u0000-\u001f\u007f]/);
   });
 
   it("shows characters of the HTML summaries as themselves in the subject, not as HTML entities", () => {

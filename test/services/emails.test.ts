@@ -2,15 +2,17 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { eq, inArray, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { emails, logs } from "../../src/db/schema";
+import { emails, logs, orders } from "../../src/db/schema";
 import { sendEmail } from "../../src/queues/emails.consumer";
 import type { JobQueue } from "../../src/queues/job-queue";
 import { consumeJobs, type JobHandler } from "../../src/queues/jobs.consumer";
 import type { JobMessage } from "../../src/queues/messages";
 import type { Deps } from "../../src/services/deps";
 import { depsFromEnv } from "../../src/services/deps";
-import { EMAIL_RETRY_MINUTES, sendQueuedEmail } from "../../src/services/emails.service";
+import { EMAIL_RETRY_MINUTES, orderEmail, sendQueuedEmail } from "../../src/services/emails.service";
+import { getEvent } from "../../src/services/events.service";
 import { db } from "../helpers/catalogue";
+import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../helpers/orders";
 import { programStub, receivedBy, stubUrl, type StubRequest } from "../helpers/stubs";
 
 /**
@@ -429,5 +431,41 @@ describe("a queue batch of email.send messages", () => {
     const [entry] = await db.select().from(logs).where(like(logs.description, "%bad-mail%"));
     expect(entry).toMatchObject({ logType: "Queue" });
     expect(entry!.description).toContain('malformed "email.send"');
+  });
+});
+
+describe("orderEmail: a customer's name in the message (decisions.md 14)", () => {
+  const ORIGIN = "https://tickets.example";
+  const BODY =
+    '<p>Dear {%NAME%},</p><p><a href="{%NAME%}">a</a> <a href="%7B%25NAME%25%7D">b</a> <a href="%7b%25TICKETS%25%7d">c</a></p>';
+
+  /** The new-order email of an order whose stored name is `name` (written directly, as rows from before the rule). */
+  async function emailFor(name: string) {
+    const event = await createOrderEvent({ email: { subject: "Your tickets\r\nfor {%NAME%}", body: BODY } });
+    const type = await createOrderType(event.id, "Regular");
+    const placed = await placeOrder(orderBody(event.id, [type.id], { [type.id]: 1 }));
+    await db.update(orders).set({ name }).where(eq(orders.id, placed.id));
+    const order = await db.select().from(orders).where(eq(orders.id, placed.id)).get();
+    const deps = depsFromEnv(env, undefined, ORIGIN);
+    return { mail: orderEmail(deps, order!, await getEvent(deps, event.id), "new-order"), uid: placed.uid as string };
+  }
+
+  it("links no name: href empty, plain or URL-escaped; the tickets link still filled", async () => {
+    for (const name of ["javascript:alert(1)", "https://evil.example/login"]) {
+      const { mail, uid } = await emailFor(name);
+      expect(mail.body, name).toContain(`<p>Dear ${name},</p><p><a href="">a</a> <a href="">b</a> <a href="${ORIGIN}/ticketing/v1/tickets/${uid}">c</a></p>`);
+      expect(mail.body, name).not.toMatch(/href="(javascript|https:\/\/evil)/);
+    }
+  });
+
+  it("escapes a name with markup in the body", async () => {
+    const { mail } = await emailFor("<b>x</b>");
+    expect(mail.body).toContain("<p>Dear &lt;b&gt;x&lt;/b&gt;,</p>");
+    expect(mail.body).not.toContain("<b>x</b>");
+  });
+
+  it("keeps the subject on one line, whatever the template and the stored name hold", async () => {
+    const { mail } = await emailFor("Ann\r\nBcc: evil@x.com");
+    expect(mail.subject).toBe("Your tickets for Ann Bcc: evil@x.com");
   });
 });
