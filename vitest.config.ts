@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             ALLOW_HTTP_OUTBOUND: "true",
             // The suite fires hundreds of orders and scans from one address; the rate-limit tests turn them on.
             RATE_LIMITS: "off",
+            // Chosen explicitly, as .dev.vars.example does: unset, paid orders are refused (decisions.md 14).
+            PAYMENT_PROVIDER: "test",
             // Test keys only: "test1" signs, "test0" (public part only) still verifies, as after a rotation.
             TICKET_SIGNING_KEYS: JSON.stringify([
               { kid: "test1", kty: "OKP", crv: "Ed25519", x: "i47PIKyVcqX3anh1qiVcsjHx-_wLmEbvXP-3Vus5p5g", d: "6wZKNQM8WVpzfOJAN4JrYkB1GkGG5Pg1EMhqJGH3JAM" },

@@ -136,7 +136,7 @@ export async function startService({ persistTo, port, vars = {}, logLevel = "inf
     runStep("scripts/upload-fonts.mjs", process.execPath, [join(ROOT, "scripts", "upload-fonts.mjs"), "--local", "--persist-to", stateDir], 120_000);
   }
 
-  const settings = { ...credentialsFor(stateDir), ALLOW_HTTP_OUTBOUND: "true", ...vars };
+  const settings = { ...credentialsFor(stateDir), ALLOW_HTTP_OUTBOUND: "true", PAYMENT_PROVIDER: "test", ...vars };
   const emptyEnvFile = join(stateDir, "empty.env");
   writeFileSync(emptyEnvFile, "# Deliberately empty: keeps wrangler dev from reading .dev.vars (see scripts/local-service.mjs).\n");
   // A port somebody else answers on would pass the health check below: refuse it here.

@@ -1,11 +1,14 @@
 // Runs before `wrangler dev`: creates .dev.vars from the example on a fresh clone, applies local D1 migrations and
 // uploads the e-ticket fonts to the local R2 bucket (once per state dir).
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
   console.log("Created .dev.vars from .dev.vars.example (development credentials).");
+} else if (!/^\s*PAYMENT_PROVIDER\s*=/m.test(readFileSync(".dev.vars", "utf8"))) {
+  // A .dev.vars made before PAYMENT_PROVIDER lost its default: paid orders would answer 503 without a word here.
+  console.warn("Note: .dev.vars sets no PAYMENT_PROVIDER, so paid orders answer 503 and /health says misconfigured. Add PAYMENT_PROVIDER=test for local work.");
 }
 
 // CI=true keeps wrangler from asking for confirmation, so the two set-up commands never stop at a prompt.

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import type { Env } from "./env";
+import { log } from "./lib/log";
 import type { SigningKeyJwk } from "./lib/ticket-codes";
 import { isValidTimeZone } from "./lib/time";
 
 /**
  * The vars and secrets of the service, validated once per isolate. A missing or malformed setting is a
- * deployment error: it is logged by name (never by value) and every call answers 500 until it is fixed.
+ * deployment error: it is logged by name (never by value) and every call answers 500 until it is fixed. A missing
+ * payment provider is only incomplete: free orders still work. Either way `/health` answers 503 with the names.
  */
 
 const optionalSecret = z
@@ -76,7 +78,8 @@ const schema = z.object({
     .string()
     .optional()
     .transform((s) => (s ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
-  PAYMENT_PROVIDER: z.enum(["test", "stripe"]).default("test"),
+  // No default (decisions.md 14): a deployment that forgot its provider must not hand out paid tickets for free.
+  PAYMENT_PROVIDER: z.preprocess((s) => (s === "" ? undefined : s), z.enum(["test", "stripe"]).optional()),
   STRIPE_API_URL: z.string().default("https://api.stripe.com"),
   STRIPE_SECRET_KEY: optionalSecret,
   STRIPE_WEBHOOK_SECRET: optionalSecret,
@@ -108,7 +111,10 @@ export interface Config {
   /** The publishable key a browser shop front sends instead of the API key (order form and customer orders only). */
   orderingKey: string | null;
   corsOrigins: readonly string[];
-  paymentProvider: "test" | "stripe";
+  /** null: none configured, so orders that need payment are refused (503) and the readiness check says so. */
+  paymentProvider: "test" | "stripe" | null;
+  /** Settings a working deployment needs that are missing, by name: the service runs, but `/health` answers 503. */
+  incomplete: readonly string[];
   stripe: { apiUrl: string; secretKey: string; webhookSecret: string };
   /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
   captcha: { verifyUrl: string; secret: string };
@@ -122,6 +128,17 @@ export interface Config {
   bulkBatchSize: number;
   /** Ed25519 keys for signed ticket codes (the first signs); empty: QR codes carry the plain ticket id. */
   ticketSigningKeys: readonly SigningKeyJwk[];
+}
+
+/** The settings that keep this deployment from working fully, by name (never by value); empty when all is well. */
+export function configurationProblems(env: Env): string[] {
+  try {
+    return [...loadConfig(env).incomplete];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log("error", "invalid configuration", { settings: err.settings });
+    return err.settings;
+  }
 }
 
 export class ConfigError extends Error {
@@ -142,7 +159,7 @@ export function loadConfig(env: Env): Config {
       message: "and STRIPE_WEBHOOK_SECRET are required for the stripe provider",
     })
     .safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.path.join(".")));
+  if (!parsed.success) throw new ConfigError([...new Set(parsed.error.issues.map((i) => i.path.join(".")))]);
   const v = parsed.data;
   const config: Config = {
     apiKeys: v.API_KEY_NEXT ? [v.API_KEY, v.API_KEY_NEXT] : [v.API_KEY],
@@ -160,7 +177,8 @@ export function loadConfig(env: Env): Config {
     orderHoldMinutes: v.ORDER_HOLD_MINUTES,
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
-    paymentProvider: v.PAYMENT_PROVIDER,
+    paymentProvider: v.PAYMENT_PROVIDER ?? null,
+    incomplete: v.PAYMENT_PROVIDER === undefined ? ["PAYMENT_PROVIDER"] : [],
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
@@ -168,5 +186,8 @@ export function loadConfig(env: Env): Config {
     rateLimits: v.RATE_LIMITS === "on",
   };
   cache.set(env, config);
+  if (config.incomplete.length > 0) {
+    log("error", "incomplete configuration: paid orders are refused until these are set", { settings: config.incomplete });
+  }
   return config;
 }

@@ -10,6 +10,7 @@ export interface Env {
   ORDER_LIMITER: RateLimit;
   SCAN_LIMITER: RateLimit;
   LOGIN_LIMITER: RateLimit;
+  LOGIN_ADDRESS_LIMITER: RateLimit;
 
   API_KEY?: string;
   API_KEY_NEXT?: string;

@@ -1,7 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
 import pkg from "../package.json";
-import { BASE, call, expectError, expectJson, ORIGIN } from "./helpers/api";
-import { exports } from "cloudflare:workers";
+import worker from "../src/index";
+import { BASE, call, expectError, expectJson, ORIGIN, request } from "./helpers/api";
 
 describe("GET /ticketing/v1", () => {
   it("names the service and its version, without a key", async () => {
@@ -12,6 +14,37 @@ describe("GET /ticketing/v1", () => {
 describe("GET /ticketing/v1/health", () => {
   it("answers ok without a key", async () => {
     expect(await expectJson(call("GET", "/health", { key: null, auth: null }), 200)).toEqual({ status: "ok" });
+  });
+
+  /** Health under another deployment's settings (no key, and it needs no D1). */
+  const healthWith = (overrides: Record<string, unknown>) => {
+    const settings: Record<string, unknown> = { DB: undefined, ...overrides };
+    return worker.fetch(request("GET", "/health", { key: null, auth: null }), { ...env, ...settings } as typeof env, createExecutionContext());
+  };
+
+  it("answers 503 misconfigured naming a missing PAYMENT_PROVIDER, and logs it, never a value", async () => {
+    const logged = vi.spyOn(console, "error");
+    try {
+      const res = await healthWith({ PAYMENT_PROVIDER: undefined, API_KEY: "health-check-secret-value" });
+      expect(await expectJson(res, 503)).toStrictEqual({ status: "misconfigured", settings: ["PAYMENT_PROVIDER"] });
+      const lines = logged.mock.calls.map((c) => c.join(" "));
+      expect(lines.some((l) => l.includes("PAYMENT_PROVIDER"))).toBe(true);
+      expect(lines.join("\n")).not.toContain("health-check-secret-value");
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("answers 503 misconfigured naming every invalid or missing setting, by name only", async () => {
+    const res = await healthWith({ PASSWORD_PEPPER: undefined, TIMEZONE: "Mars/Olympus", PAYMENT_PROVIDER: "paypal" });
+    const body = await expectJson(res, 503);
+    expect(body.status).toBe("misconfigured");
+    expect([...body.settings].sort()).toEqual(["PASSWORD_PEPPER", "PAYMENT_PROVIDER", "TIMEZONE"]);
+    expect(JSON.stringify(body)).not.toContain("Mars");
+  });
+
+  it("answers ok with PAYMENT_PROVIDER=test chosen explicitly", async () => {
+    expect(await expectJson(healthWith({ PAYMENT_PROVIDER: "test" }), 200)).toEqual({ status: "ok" });
   });
 });
 

@@ -206,12 +206,15 @@ export function hasUnsyncedScans(sql: SqlStorage): boolean {
   return sql.exec(`SELECT 1 FROM scans WHERE synced = 0 LIMIT 1`).toArray().length > 0;
 }
 
-/** Every valid ticket here, for scanners syncing offline (`GET /scans/tickets`). */
-export function validTickets(sql: SqlStorage): { ticket_id: string; order_id: number; ticket_type: string; name: string; email: string }[] {
+/**
+ * Every valid ticket here, for scanners syncing offline (`GET /scans/tickets`). Every door phone holds this list, so
+ * it carries only what a door checks: the name (against an identity document), never the email (decisions.md 14).
+ */
+export function validTickets(sql: SqlStorage): { ticket_id: string; order_id: number; ticket_type: string; name: string }[] {
   return sql
-    .exec<{ id: string; order_id: number; type_name: string; name: string | null; email: string | null }>(
-      `SELECT id, order_id, type_name, name, email FROM tickets WHERE order_id IS NOT NULL ORDER BY id`,
+    .exec<{ id: string; order_id: number; type_name: string; name: string | null }>(
+      `SELECT id, order_id, type_name, name FROM tickets WHERE order_id IS NOT NULL ORDER BY id`,
     )
     .toArray()
-    .map((t) => ({ ticket_id: t.id, order_id: t.order_id, ticket_type: t.type_name, name: t.name ?? "", email: t.email ?? "" }));
+    .map((t) => ({ ticket_id: t.id, order_id: t.order_id, ticket_type: t.type_name, name: t.name ?? "" }));
 }

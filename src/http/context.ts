@@ -7,6 +7,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     user: AuthUser;
+    /** Which key a shop-front call carried: the service's API key, or the publishable ordering key. */
+    shopKey: "api" | "ordering";
   };
 };
 

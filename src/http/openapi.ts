@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { API_BASE } from "./context";
+import { NOTED_RESPONSES, OWN_BODIES } from "./openapi-responses";
 import { alternativeSchemaOf, recordedSchemaOf, type RecordedSchema } from "./validate";
 
 /**
@@ -95,9 +96,19 @@ function operation(method: string, path: string, handlers: readonly unknown[]): 
     ...(body ? { requestBody: { required: true, content: body } } : {}),
     responses: {
       "2XX": { description: "Success: the resource, list or report the interface describes (JSON unless a PDF or HTML page)." },
+      ...notedResponses(method, path),
       default: { description: "An error, in the error envelope.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
     },
   };
+}
+
+function notedResponses(method: string, path: string): Record<string, Json> {
+  const key = `${method.toLowerCase()} ${path}`;
+  const envelope = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+  const inEnvelope = (status: string) => !status.startsWith("2") && !OWN_BODIES.has(key);
+  return Object.fromEntries(
+    Object.entries(NOTED_RESPONSES[key] ?? {}).map(([status, description]) => [status, inEnvelope(status) ? { description, content: envelope } : { description }]),
+  );
 }
 
 /** `/a/:id/b` to `/a/{id}/b`. */

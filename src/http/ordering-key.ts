@@ -12,8 +12,11 @@ import { invalidApiKey } from "./errors";
 export const requireOrderingKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sent = c.req.header("X-EVT-API-KEY");
   const { apiKeys, orderingKey } = depsOf(c).config;
-  const accepted = orderingKey ? [...apiKeys, orderingKey] : apiKeys;
-  if (!sent || !(await matchesAnySecret(sent, accepted))) throw invalidApiKey();
+  if (!sent) throw invalidApiKey();
+  // The API key wins when both match: a shop's own server is never limited as a browser would be.
+  if (await matchesAnySecret(sent, apiKeys)) c.set("shopKey", "api");
+  else if (orderingKey && (await matchesAnySecret(sent, [orderingKey]))) c.set("shopKey", "ordering");
+  else throw invalidApiKey();
   await next();
 };
 

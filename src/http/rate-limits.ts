@@ -5,9 +5,11 @@ import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
 
 /**
- * Rate limits through the Workers rate-limiting bindings (wrangler.toml): customer orders per client address, scans
- * per scan key, failed logins per address and per username. Every binding counts in 60-second windows, so a refusal
- * says to come back when the window turns (`Retry-After`). The var `RATE_LIMITS=off` turns them off.
+ * Rate limits through the Workers rate-limiting bindings (wrangler.toml). They protect the public, not the
+ * integrator (decisions.md 14): customer orders per client address only when a browser sent the publishable
+ * ordering key, scans per scan key, failed logins per address and per address plus username, never per username
+ * alone (anyone could lock the administrator out). Every binding counts in 60-second windows, so a refusal says to
+ * come back when the window turns (`Retry-After`). The var `RATE_LIMITS=off` turns them off.
  */
 
 const PERIOD_S = 60;
@@ -33,9 +35,12 @@ async function spend(env: Env, binding: RateLimit, key: string): Promise<void> {
   if (!success) throw rateLimited();
 }
 
-/** Customer orders: per client address. */
+/**
+ * Customer orders sent with the ordering key: per client address. With the API key they come from the shop's own
+ * server on behalf of many buyers, one address for all of them; the event object already serialises the stock.
+ */
 export const orderRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await spend(c.env, c.env.ORDER_LIMITER, `order:${clientAddress(c)}`);
+  if (c.var.shopKey !== "api") await spend(c.env, c.env.ORDER_LIMITER, `order:${clientAddress(c)}`);
   await next();
 };
 
@@ -46,18 +51,22 @@ export const scanRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * Failed logins per address and per username. The binding only counts as it is asked, so a login refused for too
- * many failures is remembered in this isolate until its window turns, and asked about before the password is.
+ * Failed logins per address (a wider limit: many people may sign in from one office) and per address plus username.
+ * The bindings only count as they are asked, so a login refused for too many failures is remembered in this isolate
+ * until its window turns, and asked about before the password is.
  */
 const blockedUntil = new Map<string, number>();
 
-function loginKeys(address: string, username: string): string[] {
-  return [`login-address:${address}`, `login-user:${username.toLowerCase()}`];
+function loginLimits(env: Env, address: string, username: string): [string, RateLimit][] {
+  return [
+    [`login-address:${address}`, env.LOGIN_ADDRESS_LIMITER],
+    [`login-user:${address}:${username.toLowerCase()}`, env.LOGIN_LIMITER],
+  ];
 }
 
 export function assertLoginAllowed(env: Env, address: string, username: string, nowMs = Date.now()): void {
   if (!enabled(env)) return;
-  for (const key of loginKeys(address, username)) {
+  for (const [key] of loginLimits(env, address, username)) {
     const until = blockedUntil.get(key);
     if (until !== undefined && until > nowMs) throw rateLimited(nowMs);
     if (until !== undefined) blockedUntil.delete(key);
@@ -68,8 +77,8 @@ export function assertLoginAllowed(env: Env, address: string, username: string, 
 export async function countFailedLogin(env: Env, address: string, username: string, nowMs = Date.now()): Promise<void> {
   if (!enabled(env)) return;
   let over = false;
-  for (const key of loginKeys(address, username)) {
-    const { success } = await env.LOGIN_LIMITER.limit({ key });
+  for (const [key, binding] of loginLimits(env, address, username)) {
+    const { success } = await binding.limit({ key });
     if (!success) {
       over = true;
       if (blockedUntil.size > 10_000) blockedUntil.clear();

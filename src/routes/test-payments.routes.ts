@@ -14,6 +14,8 @@ import { completePayment } from "../services/payments.service";
 import type { Deps } from "../services/deps";
 
 const params = pathParams({ uid: keyParam("order") });
+/** Said first, in the title and the heading: nobody should mistake this page for a real checkout. */
+const TITLE = "Test payment: no money is taken";
 const decision = z.strictObject({ action: z.enum(["pay", "cancel"], "must be pay or cancel") });
 
 /** The orders paid through the test provider's checkout `uid`; anything else is unknown here. */
@@ -40,11 +42,11 @@ export const testPaymentsRoutes = new Hono<AppEnv>()
     const total = grouped.reduce((n, o) => n + o.totalCents, 0);
     const first = grouped[0]!;
     const open = grouped.some((o) => o.paymentStatus === "open");
-    const summary = `<h1>Test payment</h1><p>${grouped.length} order(s) for ${escapeHtml(first.name)}: <strong>${centsToDecimal(total)} ${escapeHtml(first.currency)}</strong></p>`;
+    const summary = `<h1>${TITLE}</h1><p>${grouped.length} order(s) for ${escapeHtml(first.name)}: <strong>${centsToDecimal(total)} ${escapeHtml(first.currency)}</strong></p>`;
     const form = open
       ? `<form method="post"><button name="action" value="pay">Pay</button> <button name="action" value="cancel">Cancel</button></form>`
       : `<p>This payment is ${escapeHtml(first.paymentStatus)}.</p>`;
-    return c.html(page("Test payment", summary + form));
+    return c.html(page(TITLE, summary + form));
   })
 
   .post("/:uid", params, formBody(decision, { urlencoded: true }), async (c) => {

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { LIVE_STATUSES } from "../db/order-status";
 import { coupons, orders } from "../db/schema";
-import { checkCoupon, couponDiscountCents, couponNotFound, type CouponLine } from "./coupon-rules";
+import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "./coupon-rules";
 import type { Deps } from "./deps";
 import type { OrderDraft } from "./order-drafts";
 import { orderTotals, spreadDiscount } from "./pricing";
@@ -24,7 +24,8 @@ export async function applyCoupon(
   if (!drafts.every((d) => d.event.couponsNeeded)) throw couponNotFound(code);
   const { db } = deps;
   const coupon = await db.select().from(coupons).where(eq(coupons.codeKey, code.trim().toLowerCase())).get();
-  if (!coupon) throw couponNotFound(code);
+  const eventIds = drafts.map((d) => d.event.id);
+  if (!coupon || coversNoneOf(coupon, eventIds)) throw couponNotFound(code);
   const emailKey = email.toLowerCase();
   const held = await db
     .select({
@@ -37,7 +38,7 @@ export async function applyCoupon(
   const lines: CouponLine[] = drafts.flatMap((d) => d.priced.map((l) => ({ name: l.name, count: l.count, unitCents: l.unitCents })));
   checkCoupon(coupon, {
     now: deps.now(),
-    eventIds: drafts.map((d) => d.event.id),
+    eventIds,
     emailKey,
     lines,
     usesHeld: coupon.used + (held?.open ?? 0),

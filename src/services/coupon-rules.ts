@@ -42,7 +42,15 @@ function typesText(coupon: CouponRow): string {
   return coupon.tickets.length === 0 ? "" : ` ${coupon.tickets.join(", ")}`;
 }
 
-/** Throws the first rule the use breaks (`coupon_*`, 400). */
+/**
+ * A coupon covering none of the order's events is answered exactly like an unknown code, before any rule that would
+ * tell it exists (decisions.md 14): otherwise another organizer's codes could be confirmed by probing.
+ */
+export function coversNoneOf(coupon: Pick<CouponRow, "events">, eventIds: readonly number[]): boolean {
+  return coupon.events.length > 0 && !eventIds.some((id) => coupon.events.includes(id));
+}
+
+/** Throws the first rule the use breaks (`coupon_*`, 400), for a coupon that covers at least one of the events. */
 export function checkCoupon(coupon: CouponRow, use: CouponUse): void {
   if (coupon.startDate !== null && use.now < coupon.startDate) throw orderError("coupon_not_active", "The discount code is not yet active");
   if (coupon.endDate !== null && use.now > coupon.endDate) throw orderError("coupon_expired", "The discount code has expired");

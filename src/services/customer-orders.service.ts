@@ -96,10 +96,10 @@ export async function createCustomerOrder(deps: Deps, eventId: number, input: Cu
       : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims });
     return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null };
   }
+  const provider = providerForEvent(deps, dates[0]!);
   const expiresAt = now + deps.config.orderHoldMinutes * 60;
   const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims });
   const first = placed[0]!;
-  const provider = providerForEvent(deps, dates[0]!);
   let checkout: { checkoutUrl: string; paymentId: string };
   try {
     checkout = await provider.startCheckout(deps, {

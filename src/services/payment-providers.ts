@@ -1,4 +1,5 @@
 import { API_BASE } from "../http/context";
+import { ApiError } from "../http/errors";
 import type { Deps } from "./deps";
 import { stripeProvider } from "./stripe";
 
@@ -42,9 +43,20 @@ export const testProvider: PaymentProvider = {
   },
 };
 
-/** The provider a new checkout uses: the test provider when the event asks for test payments or none is set. */
+/**
+ * The provider a new checkout uses: the test provider when the event asks for test payments (its organizer's
+ * explicit choice) or the deployment chose `test`. With none configured a paid order is refused, never free.
+ */
 export function providerForEvent(deps: Deps, event: { testPaymentsNeeded: boolean }): PaymentProvider {
-  return event.testPaymentsNeeded || deps.config.paymentProvider === "test" ? testProvider : stripeProvider;
+  if (event.testPaymentsNeeded) return testProvider;
+  switch (deps.config.paymentProvider) {
+    case "test":
+      return testProvider;
+    case "stripe":
+      return stripeProvider;
+    case null:
+      throw new ApiError(503, "rest_payment_unavailable", "No payment provider is configured");
+  }
 }
 
 /** The provider a payment went through, told by its id (`test_...` for the test provider). */

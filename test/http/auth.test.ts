@@ -125,8 +125,8 @@ describe("misconfiguration", () => {
     expect(JSON.stringify(body)).not.toMatch(/PEPPER|stack|at /);
   });
 
-  it("still answers health, which needs no settings and no D1", async () => {
+  it("still answers health, which needs no D1, as 503 misconfigured naming the setting (decisions.md 14)", async () => {
     const res = await callWith({ PASSWORD_PEPPER: undefined, DB: undefined }, request("GET", "/health", { key: null, auth: null }));
-    expect(await expectJson(res, 200)).toEqual({ status: "ok" });
+    expect(await expectJson(res, 503)).toEqual({ status: "misconfigured", settings: ["PASSWORD_PEPPER"] });
   });
 });

@@ -214,12 +214,15 @@ describe("each coupon rule with its code and text", () => {
     expect(await order(s, [1], { coupon: c.code, email: "tied.person@EXAMPLE.com" })).toMatchObject({ total: 9, discount: 1 });
   });
 
-  it("linked to other events: coupon_wrong_event; linked to this one it applies", async () => {
+  it("linked only to other events: answered like an unknown code, whatever else is wrong with it; linked to this one it applies", async () => {
     const s = await shop();
     const other = await shop();
     const elsewhere = await createCoupon({ events: String(other.event.id) });
-    await refusedCustomer(s, customerBody(s, [1], { coupon: elsewhere.code }), "coupon_wrong_event", "This discount code is not linked to this event");
-    await refusedDashboard(s, dashboardBody(s, [1], { coupon: elsewhere.code }), "coupon_wrong_event", "This discount code is not linked to this event");
+    await refusedCustomer(s, customerBody(s, [1], { coupon: elsewhere.code }), "coupon_not_found", `Coupon code ${elsewhere.code} not found`);
+    await refusedDashboard(s, dashboardBody(s, [1], { coupon: elsewhere.code }), "coupon_not_found", `Coupon code ${elsewhere.code} not found`);
+    // Expired, used up and tied to an address: another organizer's code still cannot be told from an unknown one.
+    const spent = await createCoupon({ events: String(other.event.id), end_date: "2001-01-01 00:00:00", email: "someone@example.com" });
+    await refusedCustomer(s, customerBody(s, [1], { coupon: spent.code }), "coupon_not_found", `Coupon code ${spent.code} not found`);
     const here = await createCoupon({ events: `${other.event.id},${s.event.id}` });
     expect(await order(s, [1], { coupon: here.code })).toMatchObject({ total: 9, discount: 1 });
   });
@@ -298,12 +301,13 @@ describe("the order of the checks", () => {
     // Everything broken at once, then mended one by one: each answer is the first rule still broken.
     await putCoupon(c.id, { start_date: "2099-01-01 00:00:00", email: "someone@example.com", events: String(other.event.id), minimum_tickets: 5, minimum_amount: 100 });
     const steps: [string, string, Json][] = [
+      // Linked to none of the order's events, it is answered like an unknown code before anything else (decisions.md 14).
+      ["coupon_not_found", `Coupon code ${c.code} not found`, { events: `${other.event.id},${s.event.id}` }],
       ["coupon_not_active", "The discount code is not yet active", { start_date: "", end_date: "2001-01-01 00:00:00" }],
       ["coupon_expired", "The discount code has expired", { end_date: "" }],
       ["coupon_usage_limit", USAGE, { usage_limit: 0 }],
       ["coupon_usage_limit", USAGE, { usage_limit_per_user: 0 }],
       ["coupon_wrong_email", "This discount code is linked to another email address", { email: "" }],
-      ["coupon_wrong_event", "This discount code is not linked to this event", { events: "" }],
       ["coupon_min_tickets", "This discount code requires a minimum of 5 tickets", { minimum_tickets: 0, maximum_tickets: 1 }],
       ["coupon_max_tickets", "This discount code allows a maximum of 1 tickets", { maximum_tickets: 0 }],
       ["coupon_min_amount", "A minimum amount of 100.00 is required for this discount code", { minimum_amount: 0, maximum_amount: 15 }],
@@ -485,6 +489,22 @@ describe("group orders (event_ids)", () => {
     return shops;
   }
 
+  it("type 2: a coupon covering some but not all of the chosen dates is coupon_wrong_event, none of them coupon_not_found", async () => {
+    const [first, second] = (await group()) as [Shop, Shop];
+    const ids = [first.event.id, second.event.id];
+    const some = await createCoupon({ events: String(first.event.id) });
+    await expectRefused(
+      postCustomer(first.event.id, customerBody(first, [1], { coupon: some.code, event_ids: ids })),
+      400,
+      "coupon_wrong_event",
+      "This discount code is not linked to this event",
+      ids,
+    );
+    const other = await shop();
+    const none = await createCoupon({ events: String(other.event.id) });
+    await expectRefused(postCustomer(first.event.id, customerBody(first, [1], { coupon: none.code, event_ids: ids })), 400, "coupon_not_found", `Coupon code ${none.code} not found`, ids);
+  });
+
   it("checked as one purchase: counts and amounts over all dates together", async () => {
     const [first, second] = (await group()) as [Shop, Shop];
     const ids = [first.event.id, second.event.id];
@@ -567,13 +587,13 @@ describe("group orders (event_ids)", () => {
     const forSecond = await createCoupon({ events: String(second.event.id) });
     const placed = await expectJson(postCustomer(first.event.id, customerBody(first, [1], { coupon: forSecond.code, event_ids: [second.event.id] })), 201);
     expect(placed).toMatchObject({ event_id: second.event.id, total: 9, discount: 1 });
-    // Linked only to the path event, which gets no order: not linked to the event ordered.
+    // Linked only to the path event, which gets no order: it covers none of the events ordered, so it is unknown.
     const forFirst = await createCoupon({ events: String(first.event.id) });
     await expectRefused(
       postCustomer(first.event.id, customerBody(first, [1], { coupon: forFirst.code, event_ids: [second.event.id], email: "bob@example.com" })),
       400,
-      "coupon_wrong_event",
-      "This discount code is not linked to this event",
+      "coupon_not_found",
+      `Coupon code ${forFirst.code} not found`,
       ids,
     );
   });

@@ -321,6 +321,32 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
     expect((await status(order)).payment_status).toBe("open");
   });
 
+  it("without PAYMENT_PROVIDER a paid order is 503 rest_payment_unavailable, writing and holding nothing; a free one is booked", async () => {
+    const unset = { PAYMENT_PROVIDER: undefined };
+    const s = await shop({ types: [{ name: "Paid", price: 20 }, { name: "Guest", price: 0 }] });
+    const paid = await callWith(unset, request("POST", `/events/${s.event.id}/orders`, { body: orderBody(s, [1, 0]), auth: null }));
+    const err = await expectError(paid, 503, "rest_payment_unavailable");
+    expect(err.message).toBe("No payment provider is configured");
+    expect(await ordersOf(s.event.id)).toEqual([]);
+    expect(await reservations(s.event.id)).toEqual([]);
+    expect(await soldOf(s)).toEqual({ event: 0, types: [0, 0] });
+
+    const free = await expectJson(callWith(unset, request("POST", `/events/${s.event.id}/orders`, { body: orderBody(s, [0, 1]), auth: null })), 201);
+    expect(free).toMatchObject({ payment_status: "booked", payment: null, total: 0 });
+
+    // An event's own test payments are its organizer's explicit choice and still reach the test checkout.
+    const testing = await shop({ event: { test_payments_needed: true } });
+    const order = await expectJson(callWith(unset, request("POST", `/events/${testing.event.id}/orders`, { body: orderBody(testing), auth: null })), 201);
+    expect(order.payment.provider).toBe("test");
+  });
+
+  it("the test checkout page says in its title and first line that no money is taken", async () => {
+    const order = await placeOrder(await shop());
+    const html = await (await open(order.payment.checkout_url)).text();
+    expect(html).toMatch(/<title>[^<]*no money is taken[^<]*<\/title>/i);
+    expect(html).toMatch(/<body[^>]*><h1>[^<]*no money is taken[^<]*<\/h1>/i);
+  });
+
   it("a free order is booked at once: tickets issued, sold counted, no payment", async () => {
     const s = await shop({ types: [{ name: "Free", price: 0, stock_control: true, stock: 10, show_remaining: true }] });
     const res = await post(s.event.id, orderBody(s, [2]));

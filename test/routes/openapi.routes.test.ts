@@ -2,6 +2,7 @@ import { validate } from "@hyperjump/json-schema/openapi-3-1";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import { answeringRoutes, openApiPath } from "../../src/http/openapi";
+import { NOTED_RESPONSES } from "../../src/http/openapi-responses";
 import { call, expectJson } from "../helpers/api";
 
 /**
@@ -57,6 +58,18 @@ describe("GET /openapi.json", () => {
       for (const op of Object.values(ops)) expect(op.responses.default.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
     }
     expect(doc.components.schemas.Error.required).toEqual(["code", "message", "data"]);
+  });
+
+  it("names the answers the trust rules add (403, 404, 429, 503), each on a route that exists", async () => {
+    const doc = await documentOf();
+    for (const [key, noted] of Object.entries(NOTED_RESPONSES)) {
+      const [method, path] = key.split(" ") as [string, string];
+      const responses = doc.paths[path]?.[method]?.responses;
+      expect(responses, key).toBeDefined();
+      for (const [status, description] of Object.entries(noted)) expect(responses[status]?.description, `${key} ${status}`).toBe(description);
+    }
+    expect(doc.paths["/ticketing/v1/health"].get.responses["503"].description).toContain("misconfigured");
+    expect(doc.paths["/ticketing/v1/events/{id}/orders"].post.responses["503"].description).toContain("rest_payment_unavailable");
   });
 
   it("operation ids are unique", async () => {

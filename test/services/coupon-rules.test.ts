@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors";
-import { checkCoupon, couponDiscountCents, type CouponLine, type CouponRow, type CouponUse } from "../../src/services/coupon-rules";
+import { checkCoupon, couponDiscountCents, coversNoneOf, type CouponLine, type CouponRow, type CouponUse } from "../../src/services/coupon-rules";
 
 /**
  * A coupon at checkout as plain rules (decisions.md 5.4, 5.5, 12 and 13 "Orders"): `checkCoupon` throws the first
@@ -103,13 +103,18 @@ describe("checkCoupon: each rule with its code and text", () => {
     expectRule(tied, use({ emailKey: "bob@example.com" }), "coupon_wrong_email", "This discount code is linked to another email address");
   });
 
-  it("events: coupon_wrong_event when the event is not among the coupon's; none named is any event", () => {
+  it("events: coupon_wrong_event when one of a group's dates is not among the coupon's; none named is any event", () => {
     passes(coupon({ events: [7, 9] }));
-    expectRule(coupon({ events: [8, 9] }), use(), "coupon_wrong_event", "This discount code is not linked to this event");
     passes(coupon({ events: [] }), use({ eventIds: [123456] }));
-    // A group's dates: the coupon must hold every one of them.
     passes(coupon({ events: [7, 9] }), use({ eventIds: [7, 9] }));
     expectRule(coupon({ events: [7] }), use({ eventIds: [7, 9] }), "coupon_wrong_event", "This discount code is not linked to this event");
+  });
+
+  it("events: a coupon covering none of the order's events is told apart (to be answered as unknown), one covering some is not", () => {
+    expect(coversNoneOf(coupon({ events: [8, 9] }), [7])).toBe(true);
+    expect(coversNoneOf(coupon({ events: [8] }), [7, 9])).toBe(true);
+    expect(coversNoneOf(coupon({ events: [7] }), [7, 9])).toBe(false);
+    expect(coversNoneOf(coupon({ events: [] }), [123456])).toBe(false);
   });
 
   it("minimum tickets: counted over all lines when the coupon names no types, the message without types", () => {

@@ -1,0 +1,28 @@
+/**
+ * Answers the OpenAPI document names beside success and the error envelope: where a trust rule (decisions.md 14)
+ * answers with a status a client must be ready for. Keyed by `<method> <OpenAPI path>`; the test checks every key
+ * is a route, so a renamed route cannot leave a stale entry behind.
+ */
+export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
+  "get /ticketing/v1/health": {
+    "200": '`{"status": "ok"}`: the configuration is complete.',
+    "503": '`{"status": "misconfigured", "settings": [names]}`: settings that are missing or invalid, by name (never by value); a missing PAYMENT_PROVIDER is one.',
+  },
+  "post /ticketing/v1/events/{id}/orders": {
+    "404": "`rest_event_invalid_id`: the event does not exist.",
+    "429": "`rest_rate_limited` with `Retry-After`: 30 orders a minute per client address, only with the publishable ordering key (never with the API key).",
+    "503": "`rest_payment_unavailable`: the order needs payment and no payment provider is configured; nothing was written.",
+  },
+  "post /ticketing/v1/admin/events": {
+    "403": "`rest_forbidden`: an organizer named an event it may not manage, in a reference (`stock_link`, `seats.linked_event`, `unique_event_ids`) or through `event_group` (a group holding such an event).",
+  },
+  "put /ticketing/v1/admin/events/{id}": {
+    "403": "`rest_forbidden`: the event is not the organizer's, or the change adds a reference to (or joins a group holding) an event it may not manage.",
+  },
+  "post /ticketing/v1/admin/pdf-templates": {
+    "400": "`rest_invalid_param`: not a one-page PDF, or `The PDF is too large when unpacked` (over 64 MiB of streams or 100,000 objects); nothing is stored.",
+  },
+};
+
+/** Routes whose noted failures answer a body of their own rather than the error envelope. */
+export const OWN_BODIES = new Set(["get /ticketing/v1/health"]);
