@@ -19,6 +19,16 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   "put /ticketing/v1/admin/events/{id}": {
     "403": "`rest_forbidden`: the event is not the organizer's, or the change adds a reference to (or joins a group holding) an event it may not manage.",
   },
+  "get /ticketing/v1/orders/confirm/{token}": {
+    "404": "`rest_order_invalid_id`: no order awaits confirmation with this token. The token comes only in the email that asks for confirmation; an order's uid never confirms.",
+  },
+  "get /ticketing/v1/admin/users/{id}/application-passwords": {
+    "403": "`rest_forbidden`: an organizer asked about another user's passwords (it may list its own).",
+  },
+  "delete /ticketing/v1/admin/users/{id}/application-passwords/{uuid}": {
+    "403": "`rest_forbidden`: an organizer asked to revoke another user's password (it may revoke its own).",
+    "404": "`rest_application_password_not_found`: the user has no password with this uuid.",
+  },
   "post /ticketing/v1/admin/pdf-templates": {
     "400": "`rest_invalid_param`: not a one-page PDF, or `The PDF is too large when unpacked` (over 64 MiB of streams or 100,000 objects); nothing is stored.",
   },
