@@ -1,8 +1,9 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { events, pdfTemplates, ticketTypes, users } from "../db/schema";
-import { conflict, forbidden, invalidId, invalidParams } from "../http/errors";
+import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../http/errors";
 import { log } from "../lib/log";
 import { pdfTemplateProblem } from "../pdf/template-check";
+import { exceedsUnpackedBudget } from "../pdf/unpacked-budget";
 import type { PdfTemplateChanges, PdfTemplateRow } from "../schemas/pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
@@ -38,8 +39,12 @@ export async function getPdfTemplateFor(deps: Deps, user: AuthUser, id: number):
   return row;
 }
 
+const UNPACKED_TOO_LARGE = "The PDF is too large when unpacked";
+
+/** The upload's bytes when they make a template; the unpacked size is checked first, as pdf-lib unpacks in memory. */
 async function checkedPdf(file: File): Promise<Uint8Array> {
   const bytes = new Uint8Array(await file.arrayBuffer());
+  if (await exceedsUnpackedBudget(bytes)) throw new ApiError(400, "rest_invalid_param", UNPACKED_TOO_LARGE, { file: UNPACKED_TOO_LARGE });
   const problem = await pdfTemplateProblem(bytes);
   if (problem) throw invalidParams({ file: problem });
   return bytes;

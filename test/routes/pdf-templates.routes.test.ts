@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { pdfTemplates } from "../../src/db/schema";
 import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique, type Credentials } from "../helpers/api";
 import { createEvent, createTicketType, db } from "../helpers/catalogue";
+import { deflatedZeros, MiB, pdfWithObjects, pdfWithStreams } from "../helpers/packed-pdfs";
 import { encryptPdf, makePdf, upload, type UploadOptions } from "../helpers/uploads";
 import { wallClockAt } from "../helpers/wall-clock";
 
@@ -740,5 +741,50 @@ describe("upload size", () => {
     const before = await storage();
     await expectError(sendRaw(stream, over.contentType), 413, "rest_payload_too_large");
     await expectNothingStored(before);
+  });
+});
+
+describe("unpacked size (decisions.md 14)", () => {
+  const TOO_LARGE = "The PDF is too large when unpacked";
+
+  async function expectTooLarge(res: Promise<Response>) {
+    const err = await expectError(res, 400, "rest_invalid_param");
+    expect(err.message).toBe(TOO_LARGE);
+    expect(err.data.params).toEqual({ file: TOO_LARGE });
+  }
+
+  /** The upload is refused as a new template and as a replacement; nothing is stored and the old file stays. */
+  async function expectRefusedEverywhere(pdf: Uint8Array) {
+    expect(pdf.length).toBeLessThan(UPLOAD_LIMIT);
+    const before = await storage();
+    await expectTooLarge(upload("POST", "/admin/pdf-templates", { file: pdf, fields: { title: "Unpacks too far" } }));
+    await expectNothingStored(before);
+
+    const { body, pdf: kept } = await createTemplate({ pdf: await makePdf(1, { text: "kept" }) });
+    const withKept = await storage();
+    await expectTooLarge(putForm(body.id, { file: pdf, fields: { title: "Should not stick" } }));
+    await expectNothingStored(withKept);
+    expect(await expectJson(call("GET", path(body.id)), 200)).toEqual(body);
+    await expectServed(body.url, kept);
+  }
+
+  it.each([
+    ["a stream", { Filter: "FlateDecode" }],
+    ["an object stream (pdf-lib unpacks it while loading)", { Type: "ObjStm", N: 1, First: 4, Filter: "FlateDecode" }],
+  ])("refuses %s that unpacks to more than 64 MiB from about 64 KB", async (_name, dict) => {
+    const bomb = await deflatedZeros(64 * MiB + 1);
+    expect(bomb.length).toBeLessThan(100_000);
+    await expectRefusedEverywhere(await pdfWithStreams([{ data: bomb, dict }]));
+  });
+
+  it("refuses a PDF of more than 100,000 objects, however small", async () => {
+    await expectRefusedEverywhere(await pdfWithObjects(100_001));
+  });
+
+  it("accepts several streams that unpack to 60 MiB together", async () => {
+    const part = await deflatedZeros(15 * MiB);
+    const pdf = await pdfWithStreams([part, part, part, part].map((data) => ({ data, dict: { Filter: "FlateDecode" } })));
+    const { body } = await createTemplate({ pdf });
+    await expectServed(body.url, pdf);
   });
 });

@@ -206,6 +206,7 @@ describe("POST /admin/webhooks", () => {
     ["url", "http://0xa.0.0.1/hook"],
     ["url", "http://10.1/hook"],
     ["url", "https://169.254.169.254./"],
+    ["url", "https://metadata.google.internal/computeMetadata/v1/"],
     ["url", "https://100.64.0.1/hook"],
     ["url", "https://0.0.0.0/hook"],
     ["url", "https://224.0.0.1/hook"],
