@@ -1,29 +1,35 @@
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
 import { idempotent } from "../http/idempotency";
 import { clientAddress, orderRateLimit } from "../http/rate-limits";
 import { requireOrderingKey } from "../http/ordering-key";
 import { created, ok } from "../http/respond";
-import { createBody, pathId } from "../http/validate";
+import { createBody } from "../http/validate";
 import { createCustomerOrderBody } from "../schemas/customer-orders.schema";
+import type { EventRow } from "../schemas/events.schema";
 import { presentOrder } from "../schemas/orders.schema";
-import { createCustomerOrder } from "../services/customer-orders.service";
-import { getEvent } from "../services/events.service";
+import { createCustomerOrder, shopEvent } from "../services/customer-orders.service";
 import { orderForm } from "../services/order-form.service";
 
-/** `/events/<event_id>/...` (decisions.md 5.1): the shop front's routes, with the API key or the ordering key. */
-export const customerOrdersRoutes = new Hono<AppEnv>()
+type ShopEnv = AppEnv & { Variables: { event: EventRow } };
+
+/** The path's event, before anything else of the request is read: unknown is `404 Event does not exist`. */
+const pathEvent = createMiddleware<ShopEnv>(async (c, next) => {
+  c.set("event", await shopEvent(depsOf(c), c.req.param("id") ?? ""));
+  await next();
+});
+
+/** `/events/<event_id>/...` (decisions.md 5.1, 14): the shop front's routes, with the API key or the ordering key. */
+export const customerOrdersRoutes = new Hono<ShopEnv>()
   .use(requireOrderingKey)
 
-  .get("/:id/order-form", pathId("event"), async (c) => {
-    const deps = depsOf(c);
-    return ok(c, await orderForm(deps, await getEvent(deps, c.req.valid("param").id)));
-  })
+  .get("/:id/order-form", pathEvent, async (c) => ok(c, await orderForm(depsOf(c), c.var.event)))
 
-  .post("/:id/orders", orderRateLimit, pathId("event"), idempotent, createBody(createCustomerOrderBody), async (c) => {
+  .post("/:id/orders", orderRateLimit, pathEvent, idempotent, createBody(createCustomerOrderBody), async (c) => {
     const deps = depsOf(c);
-    const result = await createCustomerOrder(deps, c.req.valid("param").id, c.req.valid("json"), clientAddress(c));
+    const result = await createCustomerOrder(deps, c.var.event, c.req.valid("json"), clientAddress(c));
     return created(
       c,
       {

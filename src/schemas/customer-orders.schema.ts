@@ -3,8 +3,9 @@ import { orderFieldsInput, orderTicketsInput } from "./orders.schema";
 
 /** `POST /events/<event_id>/orders` (decisions.md 5.1). */
 export const createCustomerOrderBody = z.strictObject({
-  name: z.string().max(1000).optional(),
-  email: z.string().max(1000).optional(),
+  // No cap here: the documented length messages win at every length (decisions.md 14); the body cap bounds them.
+  name: z.string().optional(),
+  email: z.string().optional(),
   fields: orderFieldsInput.optional(),
   tickets: orderTicketsInput,
   event_ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).min(1, "must name at least one date").max(100).optional(),

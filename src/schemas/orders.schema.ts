@@ -49,8 +49,9 @@ const amount = z.string().transform((value, ctx) => {
 
 export const createDashboardOrderBody = z.strictObject({
   event_id: z.number().int().positive("must be an event id").max(Number.MAX_SAFE_INTEGER),
-  name: z.string().max(1000).optional(),
-  email: z.string().max(1000).optional(),
+  // No cap here: the documented length messages win at every length (decisions.md 14); the body cap bounds them.
+  name: z.string().optional(),
+  email: z.string().optional(),
   fields: orderFieldsInput.optional(),
   amount: amount.optional(),
   tickets: orderTicketsInput,

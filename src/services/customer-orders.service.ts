@@ -23,8 +23,13 @@ export interface CustomerOrderResult {
   payment: { provider: string; checkout_url: string; expires_at: string } | null;
 }
 
-async function pathEvent({ db }: Deps, id: number): Promise<EventRow> {
-  const event = await db.select().from(events).where(eq(events.id, id)).get();
+/**
+ * The event a shop-front route names, looked up before anything else of the request is read (decisions.md 14): an
+ * unknown or malformed id is `404 Event does not exist`, whatever the body holds.
+ */
+export async function shopEvent({ db }: Deps, rawId: string): Promise<EventRow> {
+  const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : null;
+  const event = id !== null && Number.isSafeInteger(id) ? await db.select().from(events).where(eq(events.id, id)).get() : undefined;
   if (!event) throw Object.assign(invalidId("event"), { message: "Event does not exist" });
   return event;
 }
@@ -63,8 +68,7 @@ async function countsFor(deps: Deps, chosen: EventRow, byName: ReadonlyMap<strin
  * dates of a group, ticket lines, input fields, coupon, stock), one order per chosen date placed together with
  * one payment. A free order is `booked` at once; others are `open` until paid or expired.
  */
-export async function createCustomerOrder(deps: Deps, eventId: number, input: CustomerOrderInput, ipAddress: string): Promise<CustomerOrderResult> {
-  const event = await pathEvent(deps, eventId);
+export async function createCustomerOrder(deps: Deps, event: EventRow, input: CustomerOrderInput, ipAddress: string): Promise<CustomerOrderResult> {
   const { name, email } = checkOrderer(input.name, input.email);
   if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
   if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);

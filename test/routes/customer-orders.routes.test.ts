@@ -425,6 +425,25 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
     expect(ok.message).toBe("Event does not exist");
   });
 
+  it("an unknown event is a 404 before the body is looked at: invalid, empty or not JSON (decisions.md 14)", async () => {
+    const notJson = call("POST", "/events/987654321/orders", { auth: null, body: "{not json" });
+    for (const res of [post(987_654_321, {}), post(987_654_321, { tickets: "none", extra: 1 }), notJson, post(0, {}), call("POST", "/events/abc/orders", { auth: null, body: {} })]) {
+      const err = await expectError(res, 404, "rest_event_invalid_id");
+      expect(err.message).toBe("Event does not exist");
+    }
+    const form = await expectError(call("GET", "/events/987654321/order-form", { auth: null }), 404, "rest_event_invalid_id");
+    expect(form.message).toBe("Event does not exist");
+  });
+
+  it("name and email: the documented length messages at every length, past any field cap (decisions.md 14)", async () => {
+    const s = await shop();
+    await expectRefused(s, orderBody(s, [1], { name: "n".repeat(1200) }), 400, "order_name_too_long", "Name is too long (Max 50 chars)");
+    await expectRefused(s, orderBody(s, [1], { name: "n".repeat(100_000) }), 400, "order_name_too_long", "Name is too long (Max 50 chars)");
+    const huge = `${"a".repeat(60)}@${`${"b".repeat(60)}.`.repeat(18)}com`;
+    expect(huge.length).toBeGreaterThan(1000);
+    await expectRefused(s, orderBody(s, [1], { email: huge }), 400, "order_email_too_long", "Emailaddress is too long (Max 100 chars)");
+  });
+
   it("name and email: missing, invalid, too long", async () => {
     const s = await shop();
     const missing = "Mandatory input not available";

@@ -352,6 +352,10 @@ describe("POST /admin/orders: validation in the decided order", () => {
   it("refuses a name of 51 characters with order_name_too_long, and takes 50", async () => {
     const s = await setup();
     await refused(s, orderBody(s, [1], { name: "n".repeat(51) }), 400, "order_name_too_long", "Name is too long (Max 50 chars)");
+    // However long: the documented message wins over any field cap (decisions.md 14).
+    await refused(s, orderBody(s, [1], { name: "n".repeat(1200) }), 400, "order_name_too_long", "Name is too long (Max 50 chars)");
+    const huge = `${"a".repeat(60)}@${`${"b".repeat(60)}.`.repeat(18)}com`;
+    await refused(s, orderBody(s, [1], { email: huge }), 400, "order_email_too_long", "Emailaddress is too long (Max 100 chars)");
     const ok = await placeOrder(s, [1], { name: "n".repeat(50) });
     expect(ok.name).toHaveLength(50);
   });
