@@ -58,7 +58,8 @@ const userGroupSettings = z.strictObject({
 
 const seatSettings = z.strictObject({
   number_of_seats: count(100_000),
-  seats_format: text(100),
+  // Kept as sent, spaces included: the format carries its own separator from the type name (decisions.md 14).
+  seats_format: z.string().max(100, "must be at most 100 characters"),
   seats_config: text(10_000),
   linked_event: count(Number.MAX_SAFE_INTEGER),
 });

@@ -50,7 +50,10 @@ export function seatText(format: string, seat: Pick<Seat, "row" | "number">): st
   return format.replace(/%s|%02d|%d/g, (token) => (token === "%s" ? seat.row : token === "%02d" ? String(seat.number).padStart(2, "0") : String(seat.number)));
 }
 
-/** A ticket's type as shown for it (PDF, scans, webhooks): the type name with its seat text appended. */
+/**
+ * A ticket's type as shown for it (PDF, scans, webhooks): the type name with its seat text appended exactly as
+ * `seats_format` made it, since the format carries its own separator (`Gold` + `, row A seat 1`).
+ */
 export function ticketTypeLabel(ticket: { ticketTypeName: string; seat: string }): string {
-  return ticket.seat ? `${ticket.ticketTypeName} ${ticket.seat}` : ticket.ticketTypeName;
+  return ticket.ticketTypeName + ticket.seat;
 }

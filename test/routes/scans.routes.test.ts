@@ -632,11 +632,11 @@ describe("dates: the key's date_format in the event's time zone", () => {
 describe("seated events", () => {
   it("the seat text follows the type name in `type`, as on GET /admin/tickets, and in GET /scans/<id>", async () => {
     const f = await fixture({
-      event: { seats_needed: true, seats: { number_of_seats: 0, seats_format: "Row %s, seat %02d", linked_event: 0, seats_config: "A:1-3" } },
+      event: { seats_needed: true, seats: { number_of_seats: 0, seats_format: ", row %s seat %02d", linked_event: 0, seats_config: "A:1-3" } },
       counts: [2],
     });
     const key = await f.key(0, { location: "Seated door" });
-    expect(f.tickets.map((t) => t.type).sort()).toEqual(["Regular Row A, seat 01", "Regular Row A, seat 02"]);
+    expect(f.tickets.map((t) => t.type).sort()).toEqual(["Regular, row A seat 01", "Regular, row A seat 02"]);
     for (const ticket of f.tickets) expectSuccess(f, ticket, 0, "Seated door", await scanAt(key, ticket.id));
     const view = await expectJson(getScans(key, f.tickets[0]!.id), 200);
     expect(view.ticket_type).toBe(f.tickets[0]!.type);
@@ -946,11 +946,11 @@ describe("persistence to D1 (scans.record)", () => {
 
   it("a seated ticket's row carries the type text with the seat", async () => {
     const f = await fixture({
-      event: { seats_needed: true, seats: { number_of_seats: 0, seats_format: "Row %s, seat %02d", linked_event: 0, seats_config: "C:7-9" } },
+      event: { seats_needed: true, seats: { number_of_seats: 0, seats_format: ", row %s seat %02d", linked_event: 0, seats_config: "C:7-9" } },
     });
     await succeed(f, f.tickets[0]!, await f.key(0));
     const rows = await d1ScansWhen(f.event.id, (r) => r.length >= 1);
-    expect(rows.map((r) => [r.ticket_type, r.ticket_type_id])).toEqual([["Regular Row C, seat 07", f.types[0]!.id]]);
+    expect(rows.map((r) => [r.ticket_type, r.ticket_type_id])).toEqual([["Regular, row C seat 07", f.types[0]!.id]]);
   });
 });
 

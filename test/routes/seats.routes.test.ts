@@ -23,7 +23,8 @@ import { readPage } from "../pdf/pdf-inspect";
 
 type Json = Record<string, any>;
 
-const FORMAT = "Row %s, seat %02d";
+// The format carries its own separator: the seat text is appended to the type name as it is (decisions.md 14).
+const FORMAT = ", row %s seat %02d";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const times = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 const obj = (eventId: number) => eventObject(env, eventId);
@@ -71,7 +72,7 @@ async function ticketSeats(orderId: number): Promise<string[]> {
 }
 
 const labels = (...seats: string[]) => seats;
-const rowSeat = (row: string, n: number) => `Row ${row}, seat ${String(n).padStart(2, "0")}`;
+const rowSeat = (row: string, n: number) => `, row ${row} seat ${String(n).padStart(2, "0")}`;
 
 /** The object's ledger once every confirm sent off the response path has arrived (no reservation still held). */
 async function settledSnapshot(eventId: number): Promise<LedgerSnapshot> {
@@ -100,8 +101,8 @@ describe("seats are handed out in plan order", () => {
 
     const first = await order(s, 2);
     expect(await seatsInD1(first.id)).toEqual({ planEventId: s.event.id, indexes: [0, 1], labels: labels(rowSeat("A", 1), rowSeat("A", 2)) });
-    expect(await adminTicketTypes(first.id)).toEqual([`Regular ${rowSeat("A", 1)}`, `Regular ${rowSeat("A", 2)}`]);
-    expect(await adminTicketTypes(first.id)).toContain("Regular Row A, seat 01");
+    expect(await adminTicketTypes(first.id)).toEqual([`Regular${rowSeat("A", 1)}`, `Regular${rowSeat("A", 2)}`]);
+    expect(await adminTicketTypes(first.id)).toContain("Regular, row A seat 01");
 
     const second = await order(s, 3);
     expect(await seatsInD1(second.id)).toEqual({
@@ -109,7 +110,7 @@ describe("seats are handed out in plan order", () => {
       indexes: [2, 3, 4],
       labels: labels(rowSeat("A", 3), rowSeat("B", 20), rowSeat("B", 19)),
     });
-    expect(await adminTicketTypes(second.id)).toEqual([rowSeat("A", 3), rowSeat("B", 19), rowSeat("B", 20)].map((l) => `Regular ${l}`).sort());
+    expect(await adminTicketTypes(second.id)).toEqual([rowSeat("A", 3), rowSeat("B", 19), rowSeat("B", 20)].map((l) => `Regular${l}`).sort());
     // The type name and the seat are kept apart in D1.
     expect(await ticketSeats(second.id)).toEqual([rowSeat("A", 3), rowSeat("B", 19), rowSeat("B", 20)].sort());
     const names = await db.select({ name: tickets.ticketTypeName }).from(tickets).where(eq(tickets.orderId, second.id));
@@ -140,12 +141,12 @@ describe("seats are handed out in plan order", () => {
   });
 
   it("an order of several ticket types seats each ticket; %d leaves the number unpadded", async () => {
-    const event = await createOrderEvent({ seats_needed: true, seats: { number_of_seats: 0, seats_format: "%s%d", seats_config: "K:8-10", linked_event: 0 } });
+    const event = await createOrderEvent({ seats_needed: true, seats: { number_of_seats: 0, seats_format: " %s%d", seats_config: "K:8-10", linked_event: 0 } });
     const regular = await createOrderType(event.id, "Regular");
     const vip = await createOrderType(event.id, "VIP");
     const placed = await placeOrder(orderBody(event.id, [regular.id, vip.id], { [regular.id]: 1, [vip.id]: 2 }));
     const seats = await seatsInD1(placed.id);
-    expect(seats).toEqual({ planEventId: event.id, indexes: [0, 1, 2], labels: ["K8", "K9", "K10"] });
+    expect(seats).toEqual({ planEventId: event.id, indexes: [0, 1, 2], labels: [" K8", " K9", " K10"] });
     const types = await adminTicketTypes(placed.id);
     expect(types).toHaveLength(3);
     expect(types.filter((t) => t.startsWith("Regular K"))).toHaveLength(1);
@@ -177,7 +178,7 @@ describe("the seat text wherever a ticket's type is shown", () => {
     const s = await seatedEvent({ seats_config: "A:1-5" });
     await order(s, 1); // takes A 01
     const placed = await order(s, 2);
-    const expected = [`Regular ${rowSeat("A", 2)}`, `Regular ${rowSeat("A", 3)}`];
+    const expected = [`Regular${rowSeat("A", 2)}`, `Regular${rowSeat("A", 3)}`];
 
     const res = await call("GET", `/tickets/${placed.uid}`, { key: null, auth: null });
     const bytes = new Uint8Array(await res.arrayBuffer());
@@ -210,7 +211,7 @@ describe("the seat text wherever a ticket's type is shown", () => {
     const after = await expectJson(call("GET", `/admin/tickets/${placed.id}`), 200);
     const ids = (b: Json) => b.tickets.map((t: Json) => t.ticket_id).sort();
     expect(ids(after)).not.toEqual(ids(before));
-    expect(after.tickets.map((t: Json) => t.ticket_type).sort()).toEqual([`Regular ${rowSeat("C", 2)}`, `Regular ${rowSeat("C", 3)}`]);
+    expect(after.tickets.map((t: Json) => t.ticket_type).sort()).toEqual([`Regular${rowSeat("C", 2)}`, `Regular${rowSeat("C", 3)}`]);
     expect((await seatsInD1(placed.id))!.indexes).toEqual([1, 2]);
 
     // The object's ticket list carries the seats of the new tickets, and the order still holds its seats there.
@@ -313,7 +314,7 @@ describe("released orders give their seats back", () => {
       indexes: [1, 2, 4],
       labels: [rowSeat("A", 2), rowSeat("A", 3), rowSeat("B", 2)],
     });
-    expect(await adminTicketTypes(o4.id)).toEqual([rowSeat("A", 2), rowSeat("A", 3), rowSeat("B", 2)].map((l) => `Regular ${l}`).sort());
+    expect(await adminTicketTypes(o4.id)).toEqual([rowSeat("A", 2), rowSeat("A", 3), rowSeat("B", 2)].map((l) => `Regular${l}`).sort());
 
     await expectJson(call("DELETE", `/admin/orders/${o1.id}`), 200);
     const o5 = await order(s, 2);
@@ -345,17 +346,17 @@ describe("released orders give their seats back", () => {
 describe("a plan shared through seats.linked_event", () => {
   it("both events draw from one pool (the plan owner's cap included), no seat is given twice, and releases reach the plan", async () => {
     const owner = await seatedEvent({ seats_config: "A:1-10", seats_format: "%s%d", number_of_seats: 4 });
-    const sharer = await seatedEvent({ seats_config: "", seats_format: "Seat %s-%02d", linked_event: owner.event.id }, { stock: 20 });
+    const sharer = await seatedEvent({ seats_config: "", seats_format: " Seat %s-%02d", linked_event: owner.event.id }, { stock: 20 });
 
     const s1 = await order(sharer, 1);
-    expect(await seatsInD1(s1.id)).toEqual({ planEventId: owner.event.id, indexes: [0], labels: ["Seat A-01"] });
+    expect(await seatsInD1(s1.id)).toEqual({ planEventId: owner.event.id, indexes: [0], labels: [" Seat A-01"] });
     expect(await adminTicketTypes(s1.id)).toEqual(["Regular Seat A-01"]);
 
     const o1 = await order(owner, 2);
     expect(await seatsInD1(o1.id)).toEqual({ planEventId: owner.event.id, indexes: [1, 2], labels: ["A2", "A3"] });
 
     const s2 = await order(sharer, 1);
-    expect((await seatsInD1(s2.id))!.labels).toEqual(["Seat A-04"]);
+    expect((await seatsInD1(s2.id))!.labels).toEqual([" Seat A-04"]);
 
     // The pool of 4 is exhausted for both events; the sharer's refusal releases its own event stock too.
     const sharerBefore = await settledSnapshot(sharer.event.id);
@@ -477,7 +478,7 @@ describe("customer orders", () => {
     const paid = await decide(a.payment.checkout_url, "pay");
     expect(paid.status).toBe(303);
     expect((await expectJson(call("GET", `/admin/orders/${a.id}`), 200)).payment_status).toBe("paid");
-    expect(await adminTicketTypes(a.id)).toEqual([`Regular ${rowSeat("F", 1)}`, `Regular ${rowSeat("F", 2)}`]);
+    expect(await adminTicketTypes(a.id)).toEqual([`Regular${rowSeat("F", 1)}`, `Regular${rowSeat("F", 2)}`]);
     expect(await ticketSeats(a.id)).toEqual([rowSeat("F", 1), rowSeat("F", 2)]);
 
     const cancelled = await decide(b.payment.checkout_url, "cancel");
@@ -486,7 +487,7 @@ describe("customer orders", () => {
     const c = await expectJson(post(event.id, body(1)), 201);
     expect((await seatsInD1(c.id))!.labels).toEqual([rowSeat("F", 3)]);
     await decide(c.payment.checkout_url, "pay");
-    expect(await adminTicketTypes(c.id)).toEqual([`Regular ${rowSeat("F", 3)}`]);
+    expect(await adminTicketTypes(c.id)).toEqual([`Regular${rowSeat("F", 3)}`]);
   });
   /** The order's payment deadline has passed and the expiry ran (as the object's alarm would have it through the queue). */
   async function expire(o: Json, eventId: number) {
@@ -512,7 +513,7 @@ describe("customer orders", () => {
     await decide(late.payment.checkout_url, "pay");
     expect((await expectJson(call("GET", `/admin/orders/${late.id}`), 200)).payment_status).toBe("paid");
     expect(await seatsInD1(late.id)).toEqual({ planEventId: event.id, indexes: [1], labels: [rowSeat("G", 2)] });
-    expect(await adminTicketTypes(late.id)).toEqual([`Regular ${rowSeat("G", 2)}`]);
+    expect(await adminTicketTypes(late.id)).toEqual([`Regular${rowSeat("G", 2)}`]);
     const snap = await settledSnapshot(event.id);
     expect(snap.seats).toEqual([
       { seat: 0, uid: other.uid },
@@ -535,7 +536,7 @@ describe("customer orders", () => {
     await decide(late.payment.checkout_url, "pay");
     expect((await expectJson(call("GET", `/admin/orders/${late.id}`), 200)).payment_status).toBe("refunded");
     expect(await adminTicketTypes(late.id)).toEqual([]);
-    expect(await adminTicketTypes(other.id)).toEqual([`Regular ${rowSeat("H", 1)}`]);
+    expect(await adminTicketTypes(other.id)).toEqual([`Regular${rowSeat("H", 1)}`]);
     const snap = await settledSnapshot(event.id);
     expect(snap.seats).toEqual([{ seat: 0, uid: other.uid }]);
   });

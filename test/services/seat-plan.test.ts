@@ -134,8 +134,9 @@ describe("seatText", () => {
 });
 
 describe("ticketTypeLabel", () => {
-  it("appends the seat text after a space; without a seat the type name alone", () => {
-    expect(ticketTypeLabel({ ticketTypeName: "Regular", seat: "Row A, seat 01" })).toBe("Regular Row A, seat 01");
+  it("appends the seat text as the format made it (the format carries its own separator); without a seat the type name alone", () => {
+    expect(ticketTypeLabel({ ticketTypeName: "Gold", seat: seatText(", row %s seat %d", { row: "A", number: 1 }) })).toBe("Gold, row A seat 1");
+    expect(ticketTypeLabel({ ticketTypeName: "Regular", seat: " Row A, seat 01" })).toBe("Regular Row A, seat 01");
     expect(ticketTypeLabel({ ticketTypeName: "Regular", seat: "" })).toBe("Regular");
   });
 });
