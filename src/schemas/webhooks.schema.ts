@@ -99,8 +99,12 @@ export function presentDelivery(c: LinkBase, d: DeliveryRow, timezone: string) {
   };
 }
 
-/** The spec's `Webhook Delivery` object answered by a ping. */
+/** The ping's answer: the documented Fast Events shape, the delivery under "Webhook Delivery" (decisions.md 14). */
 export function presentPing(deliveryId: string, x: RecordedExchange, timezone: string, at: number) {
+  return { "Webhook Delivery": presentPingDelivery(deliveryId, x, timezone, at) };
+}
+
+function presentPingDelivery(deliveryId: string, x: RecordedExchange, timezone: string, at: number) {
   return {
     "Delivery ID": deliveryId,
     Date: formatDateTime(at, timezone),

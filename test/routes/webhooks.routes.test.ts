@@ -586,12 +586,19 @@ describe("topics: what a receiver gets", { timeout: 20_000 }, () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("GET /admin/webhooks/<id>/ping", () => {
+  /** The delivery, which the answer holds under "Webhook Delivery" and nothing else (decisions.md 14). */
+  async function ping(id: number) {
+    const body = await expectJson(call("GET", `${hookPath(id)}/ping`), 200);
+    expect(Object.keys(body)).toEqual(["Webhook Delivery"]);
+    return body["Webhook Delivery"];
+  }
+
   it("sends the signed empty body now and answers the Webhook Delivery object; no counter changes", async () => {
     const name = "ping-live";
     await programStub(name, { body: '{"pong":true}' });
     const hook = await createHook({ name, url: stubUrl(`/${name}/hook`), secret: "ping-secret", topic: "order.created" });
     const before = Math.floor(Date.now() / 1000);
-    const answer = await expectJson(call("GET", `${hookPath(hook.id)}/ping`), 200);
+    const answer = await ping(hook.id);
     const after = Math.floor(Date.now() / 1000);
 
     // Sent now (synchronously), not through the queue: the receiver already has it.
@@ -636,7 +643,7 @@ describe("GET /admin/webhooks/<id>/ping", () => {
     const name = "ping-500";
     await programStub(name, { status: 503, body: "down for maintenance" });
     const hook = await createHook({ name, url: stubUrl(`/${name}/hook`) });
-    const answer = await expectJson(call("GET", `${hookPath(hook.id)}/ping`), 200);
+    const answer = await ping(hook.id);
     expect(answer.Response).toMatchObject({ Code: 503, Body: "down for maintenance" });
     expect(await getHook(hook.id)).toEqual(hook);
   });
@@ -646,7 +653,7 @@ describe("GET /admin/webhooks/<id>/ping", () => {
     await programStub(name, { delayMs: 10_600 });
     const hook = await createHook({ name, url: stubUrl(`/${name}/hook`) });
     const started = Date.now();
-    const answer = await expectJson(call("GET", `${hookPath(hook.id)}/ping`), 200);
+    const answer = await ping(hook.id);
     expect(Date.now() - started).toBeLessThan(10_600);
     expect(answer.Response.Code).not.toBeGreaterThanOrEqual(200);
     expect(answer.Response.Message).toMatch(/10\s?000 ?ms|10 ?s/);
@@ -656,7 +663,7 @@ describe("GET /admin/webhooks/<id>/ping", () => {
 
   it("reports a dead URL in Response with 200 and throws nothing; no counter changes", async () => {
     const hook = await createHook({ url: "http://127.0.0.1:9/x", secret: "dead" });
-    const answer = await expectJson(call("GET", `${hookPath(hook.id)}/ping`), 200);
+    const answer = await ping(hook.id);
     expect(answer["Delivery ID"]).toMatch(DELIVERY_ID);
     expect(answer.URL).toBe("http://127.0.0.1:9/x");
     expect(answer.Request).toMatchObject({ Method: "POST", Body: "" });
