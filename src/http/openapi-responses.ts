@@ -1,8 +1,11 @@
 /**
- * Answers the OpenAPI document names beside success and the error envelope: where a trust rule (decisions.md 14)
- * answers with a status a client must be ready for. Keyed by `<method> <OpenAPI path>`; the test checks every key
- * is a route, so a renamed route cannot leave a stale entry behind.
+ * Answers the OpenAPI document names beside success and the error envelope: where a rule of decisions.md 14
+ * answers with a status a client must be ready for, or a success a client may misread (a report lagging a scan).
+ * Keyed by `<method> <OpenAPI path>`; the test checks every key is a route, so a renamed route cannot leave a stale
+ * entry behind.
  */
+const SCAN_LAG = "Scans reach this answer through the queue, about two seconds after the scan answered (the scan's own answer and GET /scans/{id} show it at once).";
+
 export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   "get /ticketing/v1/health": {
     "200": '`{"status": "ok"}`: the configuration is complete.',
@@ -29,6 +32,9 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
     "403": "`rest_forbidden`: an organizer asked to revoke another user's password (it may revoke its own).",
     "404": "`rest_application_password_not_found`: the user has no password with this uuid.",
   },
+  "get /ticketing/v1/admin/events/{id}/scans": { "200": `The scan report. ${SCAN_LAG}` },
+  "get /ticketing/v1/admin/events/{id}/scans/group": { "200": `The scan report of the event's group. ${SCAN_LAG}` },
+  "get /ticketing/v1/admin/tickets/{id}": { "200": `The order's tickets with their scans. ${SCAN_LAG}` },
   "post /ticketing/v1/admin/pdf-templates": {
     "400": "`rest_invalid_param`: not a one-page PDF, or `The PDF is too large when unpacked` (over 64 MiB of streams or 100,000 objects); nothing is stored.",
   },
