@@ -23,8 +23,9 @@ async function bodyHash(raw: string): Promise<string> {
 /**
  * `Idempotency-Key` (decisions.md 13): the same key with the same body (compared as canonical JSON) within 24 h
  * answers what the first request answered; the same key with another body is `409`; a duplicate arriving while
- * the first is still running is `409 idempotency_in_progress`. Scope is the route and the caller plus the key; 5xx
- * answers are never kept, so a retry after a failure runs again.
+ * the first is still running is `409 idempotency_in_progress`. Scope is the route pattern (not the path: another
+ * event's order route shares it, decisions.md 14) and the caller plus the key; 5xx answers are never kept, so a
+ * retry after a failure runs again.
  */
 export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");

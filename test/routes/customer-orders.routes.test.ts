@@ -786,6 +786,16 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     expect(await remaining(s.event.id)).toMatchObject({ types: { [s.types[0]!.id]: 8 } });
   });
 
+  it("scope is the route pattern plus the key: the same key on another event's order route with another body is 409, placing nothing", async () => {
+    const first = await shop();
+    const second = await shop();
+    const key = unique("idem-");
+    await expectJson(post(first.event.id, orderBody(first, [1]), { headers: { "Idempotency-Key": key } }), 201);
+    await expectError(post(second.event.id, orderBody(second, [1]), { headers: { "Idempotency-Key": key } }), 409, "idempotency_key_reused");
+    expect(await ordersOf(second.event.id)).toEqual([]);
+    expect(await ordersOf(first.event.id)).toHaveLength(1);
+  });
+
   it("the same key with another body is 409 idempotency_key_reused; another key places another order", async () => {
     const s = await shop();
     const key = unique("idem-");
