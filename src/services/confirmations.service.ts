@@ -32,7 +32,7 @@ export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ 
   const ours = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND finalize_token = ${token})`;
   const confirmed: OrderRow = { ...order, paymentStatus: `${order.paymentStatus} - confirmed`, awaitsConfirmation: false, finalizeToken: token };
   const { writes } = finalStatements(deps, confirmed, event, seeds, order.deductions, ours);
-  const email = outboxStatement(deps, orderEmail(deps, confirmed, event, "confirmed"), order.id, ours);
+  const email = outboxStatement(deps, orderEmail(deps, confirmed, event, "confirmed", seeds.some((s) => s.personalise)), order.id, ours);
   const results = await db.batch([
     db
       .update(orders)

@@ -17,6 +17,8 @@ export type Keyword =
   | "INVOICE"
   | "FIELDS"
   | "CONFIRM"
+  // Our extra (decisions.md 14): the order summary as a table.
+  | "ORDER"
   // Coupon emails (decisions.md 9).
   | "CODE"
   | "AMOUNT"
@@ -28,20 +30,24 @@ export type Keyword =
   | "MAX-AMOUNT";
 
 /**
- * Each keyword's value: `text` is inserted escaped, `html` as markup (the ticket and field summaries). Inside an
- * attribute a link keyword stands for its address: its `text`, or the `link` of a summary.
- */
-export type KeywordValues = Partial<Record<Keyword, { text: string } | { html: string; link?: string }>>;
-
-/**
  * The only keywords filled inside an attribute value: addresses the service makes. Any other value there (a name,
  * an email) could be a `javascript:` URL, a link to anywhere, or the end of the attribute.
  */
-const LINK_KEYWORDS: ReadonlySet<string> = new Set<Keyword>(["TICKETS", "INVOICE", "CONFIRM"]);
+type LinkKeyword = "TICKETS" | "INVOICE" | "CONFIRM";
+const LINK_KEYWORDS: ReadonlySet<string> = new Set<LinkKeyword>(["TICKETS", "INVOICE", "CONFIRM"]);
 
-export { escapeHtml };
+/**
+ * Each keyword's value: `text` is inserted escaped, `html` as markup (blocks and tables the service builds). A link
+ * keyword's value is its address, the same in text and in an attribute, so it is never markup.
+ */
+export type KeywordValues = { [K in LinkKeyword]?: { text: string } } & {
+  [K in Exclude<Keyword, LinkKeyword>]?: { text: string } | { html: string };
+};
 
-/** The text of a small HTML summary, for plain-text places such as a subject: cells spaced, entities decoded. */
+/**
+ * The text of a small HTML block or table, for plain-text places such as a subject: cells spaced, rows split by `;`,
+ * entities decoded.
+ */
 function htmlToText(html: string): string {
   return html
     .replace(/<\/(td|th)>/gi, " ")
@@ -49,6 +55,7 @@ function htmlToText(html: string): string {
     .replace(/<[^>]*>/g, "")
     .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!)
     .replace(/\s+/g, " ")
+    .replace(/ ;/g, ";")
     .replace(/[;\s]+$/, "")
     .trim();
 }
@@ -80,12 +87,11 @@ export function fillKeywords(template: string, values: KeywordValues, forHtml: b
     return "html" in v ? v.html : escapeHtml(v.text);
   };
   const inMarkup = (whole: string, plain: string | undefined, escaped: string | undefined) => {
-    const name = (plain ?? escaped)!;
-    const v = valueOf(name);
-    if (!v) return whole;
-    if (!LINK_KEYWORDS.has(name.toUpperCase())) return "";
-    const address = "html" in v ? (v.link ?? "") : v.text;
-    return /^https?:\/\//i.test(address) ? escapeHtml(address) : "";
+    const name = (plain ?? escaped)!.toUpperCase();
+    if (!LINK_KEYWORDS.has(name)) return valueOf(name) ? "" : whole;
+    const link = values[name as LinkKeyword];
+    if (!link) return whole;
+    return /^https?:\/\//i.test(link.text) ? escapeHtml(link.text) : "";
   };
   return splitHtml(template)
     .map((part) => (part.text ? part.source.replace(KEYWORD_OR_LT, inText) : part.source.replace(MARKUP_KEYWORD, inMarkup)))
@@ -112,12 +118,11 @@ export function renderEmail(template: { subject: string; body: string }, values:
 }
 
 /**
- * What an event sends when its own body is empty: every link the customer needs, never an attachment. Inside an
- * href only the link keywords, as for any template.
+ * What an event sends when its own body is empty: every link the customer needs, never an attachment. The blocks
+ * are empty when they do not apply (nothing to personalise); the confirmation request has no tickets yet.
  */
-export const DEFAULT_ORDER_BODY =
-  '<p>Dear {%NAME%},</p><p>Thank you for your order.</p>{%TICKETS%}<p><a href="%7B%25TICKETS%25%7D">Download your tickets</a></p>';
+const TICKETS_PART = "{%ORDER%}{%PERSONALISE%}{%DOWNLOAD-TICKETS%}";
+export const DEFAULT_ORDER_BODY = `<p>Dear {%NAME%},</p><p>Thank you for your order.</p>${TICKETS_PART}`;
 export const DEFAULT_CONFIRM_BODY =
   '<p>Dear {%NAME%},</p><p>Please confirm your booking:</p><p><a href="%7B%25CONFIRM%25%7D">Confirm my booking</a></p>';
-export const DEFAULT_CONFIRMED_BODY =
-  '<p>Dear {%NAME%},</p><p>Your booking is confirmed.</p>{%TICKETS%}<p><a href="%7B%25TICKETS%25%7D">Download your tickets</a></p>';
+export const DEFAULT_CONFIRMED_BODY = `<p>Dear {%NAME%},</p><p>Your booking is confirmed.</p>${TICKETS_PART}`;

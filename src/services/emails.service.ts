@@ -1,82 +1,36 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
 import { inIds, insertIf } from "../db/client";
 import { emails } from "../db/schema";
-import { API_BASE } from "../http/context";
 import { pageWindow } from "../http/paging";
-import { centsToDecimal } from "../lib/money";
-import { wallClockAt } from "../lib/time";
 import type { EmailJob } from "../queues/messages";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { emailProvider } from "./email-providers";
-import {
-  DEFAULT_CONFIRM_BODY,
-  DEFAULT_CONFIRMED_BODY,
-  DEFAULT_ORDER_BODY,
-  escapeHtml,
-  renderEmail,
-  type KeywordValues,
-} from "./email-templates";
+import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "./email-templates";
 import { writeLogStatement } from "./logs.service";
+import { orderKeywords } from "./order-keywords";
 
 export type EmailRow = typeof emails.$inferSelect;
 
 /** Minutes before each retry of a failed send; after the last, the email has failed and is logged. */
 export const EMAIL_RETRY_MINUTES = [1, 5, 15, 60];
 
-function orderLinks(deps: Deps, order: OrderRow) {
-  const base = `${deps.origin}${API_BASE}`;
-  return {
-    download: `${base}/tickets/${order.uid}`,
-    personalise: `${base}/tickets/${order.uid}/personalise`,
-    invoice: `${base}/invoices/${order.uid}`,
-  };
-}
-
-/**
- * The link of the email that asks for confirmation: the order's own token, never its uid, which API answers show
- * (decisions.md 14). Only orders placed awaiting confirmation have one.
- */
-function confirmLink(deps: Deps, order: OrderRow): string {
-  if (order.confirmToken === null) throw new Error("an order that awaits no confirmation has no confirmation link");
-  return `${deps.origin}${API_BASE}/orders/confirm/${order.confirmToken}`;
-}
-
-/** The keyword values of an order's emails (decisions.md 9; links, never attachments). */
-export function orderKeywords(deps: Deps, order: OrderRow, event: EventRow, withConfirm: boolean): KeywordValues {
-  const links = orderLinks(deps, order);
-  const rows = order.lines
-    .filter((l) => l.count > 0)
-    .map((l) => `<tr><td>${escapeHtml(l.name)}</td><td>${l.count}</td><td>${escapeHtml(centsToDecimal(l.unitCents * l.count))} ${escapeHtml(order.currency)}</td></tr>`)
-    .join("");
-  const fields = order.fields.map((f) => `<li>${escapeHtml(f.name)}: ${escapeHtml(f.value)}</li>`).join("");
-  return {
-    NAME: { text: order.name },
-    EMAIL: { text: order.email },
-    YEAR: { text: String(wallClockAt(deps.now() * 1000, event.timezone).year) },
-    TICKETS: { html: `<table>${rows}</table>`, link: links.download },
-    "DOWNLOAD-TICKETS": { text: links.download },
-    PERSONALISE: { text: links.personalise },
-    INVOICE: { text: links.invoice },
-    FIELDS: { html: fields ? `<ul>${fields}</ul>` : "" },
-    ...(withConfirm ? { CONFIRM: { text: confirmLink(deps, order) } } : {}),
-  };
-}
-
 export type OrderEmailKind = "new-order" | "confirm" | "confirmed";
 
 /**
  * The outbox row of an order email: the new-order email (the event's `email` template; with confirmation emails
  * on it asks for the confirmation and carries {%CONFIRM%}), or the confirmation-done email (`email_confirmation`).
+ * `toPersonalise`: some of the order's tickets are still to be personalised ({%PERSONALISE%}).
  * Sender name and address override the global ones only when set; one BCC at most.
  */
-export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind) {
+export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind, toPersonalise: boolean) {
   const confirmed = kind === "confirmed";
   const template = confirmed ? event.emailConfirmation : event.email;
   const fallback = kind === "confirm" ? DEFAULT_CONFIRM_BODY : confirmed ? DEFAULT_CONFIRMED_BODY : DEFAULT_ORDER_BODY;
   const subject = template.subject || (confirmed ? `Booking confirmed: ${event.eventName}` : `Your order for ${event.eventName}`);
-  const rendered = renderEmail({ subject, body: template.body || fallback }, orderKeywords(deps, order, event, kind === "confirm"));
+  const keywords = orderKeywords(deps, order, event, { confirm: kind === "confirm", personalise: toPersonalise });
+  const rendered = renderEmail({ subject, body: template.body || fallback }, keywords);
   const now = deps.now();
   return {
     to: order.email,

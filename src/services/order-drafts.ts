@@ -57,9 +57,11 @@ export async function catalogueOf(deps: Deps, eventId: number): Promise<Catalogu
 export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], children: readonly EventRow[], seats: readonly string[] = []): TicketSeed[] {
   const seeds: TicketSeed[] = [];
   for (const { type, count } of lines) {
+    // Every name a `personalise` list holds is a personalised field of the event (catalogue-names, migration 0003).
+    const personalise = type.personalise.length > 0;
     for (let i = 0; i < count; i++) {
-      seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name, seat: "" });
-      for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name, seat: "" });
+      seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name, seat: "", personalise });
+      for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name, seat: "", personalise: false });
     }
   }
   return withSeats(seeds, event.id, seats);

@@ -7,6 +7,7 @@ import { canAccessEvent, type AuthUser } from "./authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "./deps";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
+import { ordersToPersonalise } from "./personalisation.service";
 
 /** The orders whose new-order email a bulk list may select: final ones (they have tickets to send). */
 export const ORDER_EMAIL_STATUSES = FINAL_STATUSES;
@@ -21,6 +22,7 @@ export async function resendOrderEmails(deps: Deps, user: AuthUser, input: Order
   const rows = await db.select().from(orders).where(inIds(orders.id, input.order_ids));
   const eventIds = [...new Set(rows.map((o) => o.eventId))];
   const eventRows = eventIds.length > 0 ? await db.select().from(events).where(inIds(events.id, eventIds)) : [];
+  const toPersonalise = await ordersToPersonalise(deps, rows.map((o) => o.id));
   const byId = new Map(rows.map((o) => [o.id, o]));
   const eventsById = new Map(eventRows.map((e) => [e.id, e]));
   const errors: BulkError[] = [];
@@ -29,7 +31,7 @@ export async function resendOrderEmails(deps: Deps, user: AuthUser, input: Order
     const order = byId.get(id);
     const event = order ? eventsById.get(order.eventId) : undefined;
     if (!order || !event || !canAccessEvent(user, order.eventId)) errors.push({ order_id: id, error: "Order not found" });
-    else statements.push(outboxStatement(deps, orderEmail(deps, order, event, "new-order"), order.id));
+    else statements.push(outboxStatement(deps, orderEmail(deps, order, event, "new-order", toPersonalise.has(order.id)), order.id));
   }
   if (statements.length > 0) {
     const written = await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);

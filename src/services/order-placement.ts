@@ -46,7 +46,7 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
       ...soldUpdates(deps, deductions, 1, onlyIf),
       ...(order.couponId === null ? [] : [couponUsed(deps, order.couponId, onlyIf)]),
     ],
-    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order"), orderId, onlyIf) : null,
+    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order", seeds.some((s) => s.personalise)), orderId, onlyIf) : null,
   };
 }
 
@@ -144,8 +144,9 @@ export async function placeOrders(
   }));
   const finals = final ? rows.map((row, i) => finalStatements(deps, row, ordered[i]!.event, ordered[i]!.seeds, ordered[i]!.plan.deductions)) : [];
   // Waiting for confirmation: the booking email asks for it (carrying {%CONFIRM%}), whatever emails_needed says.
+  // It has no tickets to personalise yet; the confirmation email offers that.
   const confirmRequests = awaiting
-    ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm"), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
+    ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm", false), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
     : [];
   const emailStatements = [...finals.flatMap((f) => (f.email ? [f.email] : [])), ...confirmRequests];
   const claimStatements = ordered.flatMap((d) => {

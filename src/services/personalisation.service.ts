@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { inIds } from "../db/client";
 import { inputFields, orders, tickets, ticketTypes } from "../db/schema";
 import { invalidId, invalidParams } from "../http/errors";
 import { secretsEqual } from "../lib/crypto";
@@ -43,6 +44,18 @@ export async function personalisationNeeds(deps: Deps, order: OrderRow): Promise
 
 export function isPersonalised(n: TicketNeeds): boolean {
   return n.fields.length === 0 || n.ticket.personalisedAt !== null;
+}
+
+/** Of these orders, the ones with a ticket still to be personalised, as personalisationNeeds sees it, in one query. */
+export async function ordersToPersonalise({ db }: Deps, orderIds: readonly number[]): Promise<Set<number>> {
+  if (orderIds.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ orderId: tickets.orderId })
+    .from(tickets)
+    .innerJoin(orders, and(eq(orders.id, tickets.orderId), eq(orders.eventId, tickets.eventId)))
+    .innerJoin(ticketTypes, and(eq(ticketTypes.eventId, tickets.eventId), eq(ticketTypes.id, tickets.ticketTypeId)))
+    .where(and(inIds(tickets.orderId, orderIds), isNull(tickets.personalisedAt), sql`json_array_length(${ticketTypes.personalise}) > 0`));
+  return new Set(rows.map((r) => r.orderId));
 }
 
 /** True when every ticket that needs personalising has been: the tickets may then be downloaded. */

@@ -24,6 +24,8 @@ export interface TicketSeed {
   typeName: string;
   /** The seat text, for tickets of seated events ("" otherwise). */
   seat: string;
+  /** Its type asks for personalisation (passe-partout child tickets never need it: personalisation.service). */
+  personalise: boolean;
 }
 
 /** A new ticket's type as shown for it (with its seat). */

@@ -3,7 +3,7 @@ import { inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { orders } from "../../src/db/schema";
 import { BASE, call, createUser, expectError, expectJson, unique, type Credentials } from "../helpers/api";
-import { createEvent, createTicketType, db } from "../helpers/catalogue";
+import { createEvent, createInputField, createTicketType, db } from "../helpers/catalogue";
 import { criteria, decide, lines, listCriteriaValidation, statusOf, waitFor, type Json, type Shop } from "../helpers/bulk";
 import { emailedConfirmLink } from "../helpers/orders";
 import { wallClockAt } from "../helpers/wall-clock";
@@ -17,7 +17,7 @@ import { wallClockAt } from "../helpers/wall-clock";
 
 const NOT_FOUND = "Order not found";
 const SUBJECT = "Tickets for {%NAME%}";
-const BODY = "<p>Hello {%NAME%}, we write to {%EMAIL%}.</p>{%TICKETS%}<p><a href=\"%7B%25TICKETS%25%7D\">Download</a></p>";
+const BODY = "<p>Hello {%NAME%}, we write to {%EMAIL%}.</p>{%ORDER%}<p><a href=\"%7B%25TICKETS%25%7D\">Download</a></p><div>P=[{%PERSONALISE%}]</div>";
 
 /** An event with emails, dashboard orders, a "Regular" type at 10 and a free "Guest" type. */
 async function shop(event: Json = {}, auth?: Credentials): Promise<Shop> {
@@ -203,9 +203,32 @@ describe("POST /admin/bulk/order-emails/send", () => {
     expect(again.subject).toBe("Tickets for Ann Smith");
     expect(again.body).toContain("<p>Hello Ann Smith, we write to Paid.Person@example.com.</p>");
     expect(again.body).toContain(`href="${BASE}/tickets/${paid.uid}"`);
+    expect(again.body).toContain("<table><tr><td>Regular</td><td>2</td><td>20.00 EUR</td></tr></table>");
     expect(again.body).not.toMatch(/\{%[A-Z-]+%\}/);
     // The outbox provider marks it sent once the queue consumer ran.
     await waitFor("the resent email to be sent", async () => (await outboxOf(paid.id))[1]!.status, (st) => st === "sent");
+  });
+
+  it("offers the personalisation link again only while a ticket of the order is still to be personalised", async () => {
+    const s = await shop();
+    await createInputField(s.event.id, { name: "Attendee", is_personalised: true });
+    await expectJson(call("PUT", `/admin/events/${s.event.id}/ticket-types/${s.types[0]!.id}`, { body: { personalise: "Attendee" } }), 200);
+    const o = await dashboardOrder(s, [1, 1]);
+    const link = `href="${BASE}/tickets/${o.uid}/personalise"`;
+    expect((await outboxOf(o.id))[0]!.body).toContain(link);
+
+    expect(await sendOk({ order_ids: [o.id] })).toEqual([]);
+    expect((await outboxOf(o.id))[1]!.body).toContain(link);
+
+    const pub = { key: null, auth: null } as const;
+    const needs = await expectJson(call("GET", `/tickets/${o.uid}/personalisation`, pub), 200);
+    const named = needs.tickets.find((t: Json) => t.fields.length > 0);
+    const answer = { ticket_id: named.ticket_id, fields: { [named.fields[0].id]: "Ann Smith" } };
+    await expectJson(call("PUT", `/tickets/${o.uid}/personalisation`, { ...pub, body: { tickets: [answer] } }), 200);
+    expect(await sendOk({ order_ids: [o.id] })).toEqual([]);
+    const third = (await outboxOf(o.id))[2]!.body as string;
+    expect(third).toContain("<div>P=[]</div>");
+    expect(third).toContain(`href="${BASE}/tickets/${o.uid}"`);
   });
 
   it("takes at most batch_size (25) ids: 26 is a 400 and nothing is written; 25 are checked", async () => {

@@ -8,7 +8,7 @@ import type { EventObject } from "../../src/durable-objects/event.do";
 import { depsFromEnv } from "../../src/services/deps";
 import { expireOrder } from "../../src/services/payments.service";
 import { BASE, call, expectError, expectJson, unique } from "../helpers/api";
-import { createEvent, createTicketType, db } from "../helpers/catalogue";
+import { createEvent, createInputField, createTicketType, db } from "../helpers/catalogue";
 import { emailedConfirmLink } from "../helpers/orders";
 import { programStub, receivedBy, stubUrl, waitForRequests } from "../helpers/stubs";
 
@@ -206,10 +206,32 @@ describe("GET /orders/confirm/<token>", () => {
     const res = await click(await emailedConfirmLink(order.id));
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe(`${BASE}/orders/${order.id}/${order.uid}/status`);
-    // The default confirmation body carries the download link.
+    // The default confirmation body carries the order summary and the download link.
     const mails = await emailsOf(order.id);
     expect(mails.map((m) => m.subject)[1]).toBe(CONFIRMED_SUBJECT);
-    expect(mails[1]!.body).toContain(`${BASE}/tickets/${order.uid}`);
+    expect(mails[1]!.body).toContain(`href="${BASE}/tickets/${order.uid}"`);
+    expect(mails[1]!.body).toContain("<table><tr><td>Guest</td><td>1</td><td>0.00 EUR</td></tr></table>");
+  });
+
+  it("asks for personalisation in the confirmation email, not before: the booking has no tickets yet", async () => {
+    const probe = '<p>T=[{%TICKETS%}]</p><div>P=[{%PERSONALISE%}]</div><div>O=[{%ORDER%}]</div><p><a href="%7B%25CONFIRM%25%7D">c</a></p>';
+    const r = await rsvp({ emails_needed: true, email: { subject: "Confirm", body: probe } });
+    const field = await createInputField(r.event.id, { name: "Attendee", is_personalised: true });
+    await expectJson(call("PUT", `/admin/events/${r.event.id}/ticket-types/${r.type.id}`, { body: { personalise: field.name } }), 200);
+    await expectJson(call("PUT", `/admin/events/${r.event.id}`, { body: { email_confirmation: { subject: CONFIRMED_SUBJECT, body: probe, redirect: "" } } }), 200);
+    const order = await book(r);
+    const summary = "<div>O=[<table><tr><td>Guest</td><td>1</td><td>0.00 EUR</td></tr></table>]</div>";
+
+    const [request] = await emailsOf(order.id);
+    expect(request!.body).toContain(`<p>T=[${BASE}/tickets/${order.uid}]</p><div>P=[]</div>${summary}`);
+
+    expect((await click(await emailedConfirmLink(order.id))).status).toBe(302);
+    const confirmed = (await emailsOf(order.id))[1]!.body;
+    expect(confirmed).toContain(`<p>T=[${BASE}/tickets/${order.uid}]</p>`);
+    const block = /<div>P=\[([\s\S]*?)\]<\/div>/.exec(confirmed)?.[1] ?? "";
+    expect(block).toMatch(/^<p>[^<]*<a href="[^"]+">[^<]+<\/a>[^<]*<\/p>$/);
+    expect(block).toContain(`href="${BASE}/tickets/${order.uid}/personalise"`);
+    expect(confirmed).toContain(summary);
   });
 
   it("ten clicks at once confirm once: one set of tickets, one confirmation email, sold counted once", async () => {

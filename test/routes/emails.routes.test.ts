@@ -33,15 +33,15 @@ const EMAIL_FIELDS = [
 ];
 
 /**
- * Every keyword of the spec, links URL-escaped (in both letter cases) and plain, plus what purification removes. A
- * keyword that is not a link keyword inside an href is filled with nothing (decisions.md 14).
+ * Every keyword of the spec and {%ORDER%}, links URL-escaped (in both letter cases) and plain, plus what
+ * purification removes. A keyword that is not a link keyword inside an href is filled with nothing (decisions.md 14).
  */
 const FULL_BODY = [
   "<h1>Hello {%NAME%}</h1>",
   "<p>We will write to {%EMAIL%}. Season {%YEAR%}.</p>",
-  "{%TICKETS%}",
+  "{%ORDER%}",
   '<p><a href="%7B%25TICKETS%25%7D">Download your tickets</a></p>',
-  "<p>{%DOWNLOAD-TICKETS%}</p>",
+  "<div>{%DOWNLOAD-TICKETS%}</div>",
   '<p><a href="%7b%25PERSONALISE%25%7d">Personalise</a></p>',
   '<p><a href="{%INVOICE%}">Invoice</a></p>',
   "<div>{%FIELDS%}</div>",
@@ -99,6 +99,8 @@ function yearIn(timezone: string): string {
 
 const globalSender = () => loadConfig(env).email;
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 describe("the new-order email of a dashboard order", () => {
   it("is one outbox row with every keyword replaced, the body purified and wrapped, the event's sender and BCC", async () => {
     const s = await setup(
@@ -143,16 +145,17 @@ describe("the new-order email of a dashboard order", () => {
     // Name, email, year, escaped for HTML.
     expect(body).toContain("<h1>Hello Ann &quot;Bo&quot; &lt;Smith&gt; &amp; Co</h1>");
     expect(body).toContain(`<p>We will write to Ann.Smith@Example.com. Season ${year}.</p>`);
-    // The tickets summary: the ordered type, its count and amount; not the type ordered 0 times.
+    // The order summary ({%ORDER%}): the ordered type, its count and amount; not the type ordered 0 times.
     expect(body).toMatch(/<td>Regular<\/td>\s*<td>2<\/td>\s*<td>25\.00 EUR<\/td>/);
     expect(body).not.toContain("VIP");
-    // Links to the public addresses of this order.
+    // Links to the public addresses of this order; the download block links the same address.
     expect(body).toContain(`<a href="${links}/tickets/${uid}">Download your tickets</a>`);
-    expect(body).toContain(`<p>${links}/tickets/${uid}</p>`);
+    expect(body).toMatch(new RegExp(`<div><p>[^<]*<a href="${escapeRegExp(`${links}/tickets/${uid}`)}">[^<]+</a>[^<]*</p></div>`));
     expect(body).toContain('<a href="">Personalise</a>');
-    expect(body).toContain(`<a href="${links}/invoices/${uid}">Invoice</a>`);
-    // The order-level fields, escaped; never a password, never a personalised field.
-    expect(body).toContain("Company: Acme &amp; Sons &lt;Ltd&gt;");
+    // No invoices for this event: the invoice address is empty.
+    expect(body).toContain('<a href="">Invoice</a>');
+    // The order-level fields as a table, escaped; never a password, never a personalised field.
+    expect(body).toMatch(/<table>\s*<tr>\s*<td>Company<\/td>\s*<td>Acme &amp; Sons &lt;Ltd&gt;<\/td>\s*<\/tr>\s*<\/table>/);
     expect(body).not.toContain("hunter2");
     expect(body).not.toContain("Secret");
     expect(body).not.toContain("Attendee");
@@ -196,11 +199,13 @@ describe("the new-order email of a dashboard order", () => {
     expect(Object.keys(refused.data.params ?? {}).join(",")).toContain("email");
   });
 
-  it("with an empty body sends the default body, with the download link and no keyword left", async () => {
+  it("with an empty body sends the default body, with the order summary, the download link and no keyword left", async () => {
     const s = await setup({ emails_needed: true, email: { subject: "Tickets", body: "" } });
     const placed = await order(s);
     const row = await onlyEmailOf(placed.id);
     expect(row.body).toContain(`href="${ORIGIN}/ticketing/v1/tickets/${placed.uid}"`);
+    expect(row.body).toMatch(/<table>\s*<tr>\s*<td>Regular<\/td>\s*<td>2<\/td>\s*<td>25\.00 EUR<\/td>/);
+    expect(row.body).not.toContain("personalise");
     expect(row.body).toContain("Ann Smith");
     expect(row.body).toContain("max-width:600px");
     expect(row.body).not.toMatch(/\{%|%7B%25/i);
@@ -231,6 +236,84 @@ describe("the new-order email of a dashboard order", () => {
     expect(row.sent_at >= row.created_at).toBe(true);
     // Still exactly one row: the consumer sends the row, it does not write another.
     expect(await outboxOf(placed.id)).toHaveLength(1);
+  });
+});
+
+describe("the keywords of an order's email: the meanings of Fast Events (decisions.md 14)", () => {
+  /** Each keyword marked off, so that an empty value shows as `[]`; links both URL-escaped and plain. */
+  const PROBE = [
+    "<p>T=[{%TICKETS%}]</p>",
+    '<p><a href="%7B%25TICKETS%25%7D">escaped</a> <a href="{%TICKETS%}">plain</a></p>',
+    "<div>D=[{%DOWNLOAD-TICKETS%}]</div>",
+    "<div>O=[{%ORDER%}]</div>",
+    '<p>I=[{%INVOICE%}] <a href="%7B%25INVOICE%25%7D">invoice</a></p>',
+    "<div>P=[{%PERSONALISE%}]</div>",
+  ].join("");
+
+  async function emailed(event: Json, counts: number[] = [2, 0]) {
+    const s = await setup({ emails_needed: true, email: { subject: "Tickets {%TICKETS%} / {%ORDER%}", body: PROBE }, ...event });
+    const placed = await order(s, {}, counts);
+    const row = await onlyEmailOf(placed.id);
+    return { body: row.body as string, subject: row.subject as string, links: `${ORIGIN}/ticketing/v1`, uid: placed.uid as string };
+  }
+
+  it("{%TICKETS%} is the absolute download address: in text, in an href plain or URL-escaped, and in the subject", async () => {
+    const { body, subject, links, uid } = await emailed({});
+    const download = `${links}/tickets/${uid}`;
+    expect(body).toContain(`<p>T=[${download}]</p>`);
+    expect(body).toContain(`<p><a href="${download}">escaped</a> <a href="${download}">plain</a></p>`);
+    expect(subject.startsWith(`Tickets ${download} / `)).toBe(true);
+  });
+
+  it("{%DOWNLOAD-TICKETS%} is a short paragraph with a link to the download address", async () => {
+    const { body, links, uid } = await emailed({});
+    const block = /<div>D=\[([\s\S]*?)\]<\/div>/.exec(body)?.[1];
+    expect(block).toMatch(new RegExp(`^<p>[^<]*<a href="${escapeRegExp(`${links}/tickets/${uid}`)}">[^<]+</a>[^<]*</p>$`));
+  });
+
+  it("{%ORDER%} is the order summary: each ordered type with its count and amount, in the body as a table and in the subject as text", async () => {
+    const { body, subject } = await emailed({}, [2, 1]);
+    const summary = /<div>O=\[([\s\S]*?)\]<\/div>/.exec(body)?.[1];
+    expect(summary).toBe("<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr><tr><td>VIP</td><td>1</td><td>30.00 EUR</td></tr></table>");
+    expect(subject.endsWith(" / Regular 2 25.00 EUR; VIP 1 30.00 EUR")).toBe(true);
+  });
+
+  it("{%INVOICE%} is empty for an event without invoices, in text and in an href", async () => {
+    const { body } = await emailed({ invoice_needed: false });
+    expect(body).toContain('<p>I=[] <a href="">invoice</a></p>');
+  });
+
+  it("{%INVOICE%} is the absolute invoice address for an event with invoices", async () => {
+    const { body, links, uid } = await emailed({ invoice_needed: true });
+    const invoice = `${links}/invoices/${uid}`;
+    expect(body).toContain(`<p>I=[${invoice}] <a href="${invoice}">invoice</a></p>`);
+  });
+
+  it("{%PERSONALISE%} is empty when no ordered ticket asks for personalisation", async () => {
+    const { body } = await emailed({});
+    expect(body).toContain("<div>P=[]</div>");
+  });
+
+  it("{%PERSONALISE%} is a short paragraph with the personalisation link when an ordered ticket asks for it", async () => {
+    const fields = [{ name: "Attendee", is_personalised: true }];
+    const s = await setup({ emails_needed: true, email: { subject: "x", body: PROBE } }, fields);
+    await expectJson(call("PUT", `/admin/events/${s.event.id}/ticket-types/${s.types[1]!.id}`, { body: { personalise: "Attendee" } }), 200);
+    // VIP asks for it: an order of Regular only has nothing to personalise, one with a VIP has.
+    const regular = await onlyEmailOf((await order(s, {}, [2, 0])).id);
+    expect(regular.body).toContain("<div>P=[]</div>");
+    const placed = await order(s, {}, [1, 1]);
+    const body = (await onlyEmailOf(placed.id)).body as string;
+    const block = /<div>P=\[([\s\S]*?)\]<\/div>/.exec(body)?.[1];
+    expect(block).toMatch(new RegExp(`^<p>[^<]*<a href="${escapeRegExp(`${ORIGIN}/ticketing/v1/tickets/${placed.uid}/personalise`)}">[^<]+</a>[^<]*</p>$`));
+  });
+
+  it("the default body shows the personalisation block when an ordered ticket asks for it", async () => {
+    const s = await setup({ emails_needed: true, email: { subject: "x", body: "" } }, [{ name: "Attendee", is_personalised: true }]);
+    await expectJson(call("PUT", `/admin/events/${s.event.id}/ticket-types/${s.types[0]!.id}`, { body: { personalise: "Attendee" } }), 200);
+    const placed = await order(s);
+    const body = (await onlyEmailOf(placed.id)).body as string;
+    expect(body).toContain(`href="${ORIGIN}/ticketing/v1/tickets/${placed.uid}/personalise"`);
+    expect(body).toContain(`href="${ORIGIN}/ticketing/v1/tickets/${placed.uid}"`);
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { escapeHtml } from "../../src/lib/html";
 import {
   DEFAULT_CONFIRM_BODY,
   DEFAULT_CONFIRMED_BODY,
   DEFAULT_ORDER_BODY,
-  escapeHtml,
   fillKeywords,
   renderEmail,
   wrapBody,
@@ -14,33 +14,45 @@ import {
  * Email templates (spec: event configuration, email settings; decisions.md 9 and 14; docs/webhooks-and-email.md
  * "Email"): every keyword replaced, values escaped for HTML, inside attributes only the link keywords (also
  * URL-escaped), unknown keywords kept, subjects plain text on one line, bodies in a container at most 600 px wide.
+ * The values here are made by hand; emails.routes.test.ts checks the ones an order gets.
  */
 
 const LINK = "https://tickets.example.com/ticketing/v1";
+const DOWNLOAD = `${LINK}/tickets/UID123`;
+const SUMMARY = "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>";
+const DOWNLOAD_BLOCK = `<p><a href="${DOWNLOAD}">Download your tickets</a></p>`;
+const PERSONALISE_BLOCK = `<p>Please personalise your tickets first: <a href="${DOWNLOAD}/personalise">personalise your tickets</a></p>`;
+const FIELDS_TABLE = "<table><tr><td>Company</td><td>Acme</td></tr></table>";
 
-/** A value for every keyword of the spec. */
+/**
+ * A value for every keyword of an order's email, with the meanings of decisions.md 14: the link keywords are
+ * addresses, the blocks and tables markup, and {%ORDER%} (our extra) the order summary.
+ */
 const ALL: KeywordValues = {
   NAME: { text: "Ann Smith" },
   EMAIL: { text: "ann@example.com" },
   YEAR: { text: "2026" },
-  TICKETS: { html: "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>", link: `${LINK}/tickets/UID123` },
-  "DOWNLOAD-TICKETS": { text: `${LINK}/tickets/UID123` },
-  PERSONALISE: { text: `${LINK}/tickets/UID123/personalise` },
+  TICKETS: { text: DOWNLOAD },
+  "DOWNLOAD-TICKETS": { html: DOWNLOAD_BLOCK },
+  PERSONALISE: { html: PERSONALISE_BLOCK },
   INVOICE: { text: `${LINK}/invoices/UID123` },
-  FIELDS: { html: "<ul><li>Company: Acme</li></ul>" },
+  FIELDS: { html: FIELDS_TABLE },
   CONFIRM: { text: `${LINK}/orders/confirm/UID123` },
+  ORDER: { html: SUMMARY },
 };
 
+// A link keyword's value is its address: markup there does not compile (it could not be put in an href).
+// @ts-expect-error TICKETS takes text only
+const _ticketsAsMarkup: KeywordValues = { TICKETS: { html: SUMMARY } };
+void _ticketsAsMarkup;
+
 describe("fillKeywords", () => {
-  it("replaces every keyword of the spec with its value", () => {
+  it("replaces every keyword of the spec, and {%ORDER%}, with its value", () => {
     const template =
-      "N={%NAME%}|E={%EMAIL%}|Y={%YEAR%}|T={%TICKETS%}|D={%DOWNLOAD-TICKETS%}|P={%PERSONALISE%}|I={%INVOICE%}|F={%FIELDS%}|C={%CONFIRM%}";
+      "N={%NAME%}|E={%EMAIL%}|Y={%YEAR%}|T={%TICKETS%}|D={%DOWNLOAD-TICKETS%}|P={%PERSONALISE%}|I={%INVOICE%}|F={%FIELDS%}|C={%CONFIRM%}|O={%ORDER%}";
     expect(fillKeywords(template, ALL, true)).toBe(
-      "N=Ann Smith|E=ann@example.com|Y=2026|" +
-        "T=<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>|" +
-        `D=${LINK}/tickets/UID123|P=${LINK}/tickets/UID123/personalise|I=${LINK}/invoices/UID123|` +
-        "F=<ul><li>Company: Acme</li></ul>|" +
-        `C=${LINK}/orders/confirm/UID123`,
+      `N=Ann Smith|E=ann@example.com|Y=2026|T=${DOWNLOAD}|D=${DOWNLOAD_BLOCK}|P=${PERSONALISE_BLOCK}|I=${LINK}/invoices/UID123|` +
+        `F=${FIELDS_TABLE}|C=${LINK}/orders/confirm/UID123|O=${SUMMARY}`,
     );
   });
 
@@ -49,12 +61,13 @@ describe("fillKeywords", () => {
       NAME: "Ann Smith",
       EMAIL: "ann@example.com",
       YEAR: "2026",
-      TICKETS: "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>",
-      "DOWNLOAD-TICKETS": `${LINK}/tickets/UID123`,
-      PERSONALISE: `${LINK}/tickets/UID123/personalise`,
+      TICKETS: DOWNLOAD,
+      "DOWNLOAD-TICKETS": DOWNLOAD_BLOCK,
+      PERSONALISE: PERSONALISE_BLOCK,
       INVOICE: `${LINK}/invoices/UID123`,
-      FIELDS: "<ul><li>Company: Acme</li></ul>",
+      FIELDS: FIELDS_TABLE,
       CONFIRM: `${LINK}/orders/confirm/UID123`,
+      ORDER: SUMMARY,
     };
     for (const [keyword, value] of Object.entries(expected)) {
       expect(fillKeywords(`<p>{%${keyword}%}</p><p>{%${keyword}%}</p>`, ALL, true), keyword).toBe(`<p>${value}</p><p>${value}</p>`);
@@ -65,9 +78,9 @@ describe("fillKeywords", () => {
     const values: KeywordValues = {
       NAME: { text: `<b>Ann</b> & "Bo" 'Cy'` },
       EMAIL: { text: "a<script>@example.com" },
-      TICKETS: { html: "<table><tr><td>A &amp; B</td></tr></table>" },
+      ORDER: { html: "<table><tr><td>A &amp; B</td></tr></table>" },
     };
-    expect(fillKeywords("<p>{%NAME%} / {%EMAIL%}</p>{%TICKETS%}", values, true)).toBe(
+    expect(fillKeywords("<p>{%NAME%} / {%EMAIL%}</p>{%ORDER%}", values, true)).toBe(
       "<p>&lt;b&gt;Ann&lt;/b&gt; &amp; &quot;Bo&quot; &#39;Cy&#39; / a&lt;script&gt;@example.com</p>" +
         "<table><tr><td>A &amp; B</td></tr></table>",
     );
@@ -75,11 +88,17 @@ describe("fillKeywords", () => {
   });
 
   it("in plain text (subjects) inserts text values as they are and the HTML summaries without tags", () => {
-    const values: KeywordValues = { NAME: { text: `Ann & "Bo" <x>` }, TICKETS: { html: "<table><tr><td>Regular</td><td>2</td></tr></table>" } };
-    const filled = fillKeywords("For {%NAME%}: {%TICKETS%}", values, false);
-    expect(filled.startsWith(`For Ann & "Bo" <x>: `)).toBe(true);
-    expect(filled.slice(`For Ann & "Bo" <x>: `.length)).not.toMatch(/[<>]/);
-    expect(filled).toContain("Regular");
+    const values: KeywordValues = { NAME: { text: `Ann & "Bo" <x>` }, ORDER: { html: "<table><tr><td>Regular</td><td>2</td></tr></table>" } };
+    const filled = fillKeywords("For {%NAME%}: {%ORDER%}", values, false);
+    expect(filled).toBe(`For Ann & "Bo" <x>: Regular 2`);
+  });
+
+  it("{%TICKETS%} is the download address wherever it lands: text, href plain or URL-escaped, plain text", () => {
+    const template = '<p>{%TICKETS%}</p><a href="{%TICKETS%}">a</a><a href="%7B%25TICKETS%25%7D">b</a><a href="%7b%25tickets%25%7d">c</a>';
+    expect(fillKeywords(template, ALL, true)).toBe(
+      `<p>${DOWNLOAD}</p><a href="${DOWNLOAD}">a</a><a href="${DOWNLOAD}">b</a><a href="${DOWNLOAD}">c</a>`,
+    );
+    expect(fillKeywords("Tickets: {%TICKETS%}", ALL, false)).toBe(`Tickets: ${DOWNLOAD}`);
   });
 
   it("never reads keywords inside inserted values (a customer's name cannot pull in another value)", () => {
@@ -121,18 +140,14 @@ describe("fillKeywords", () => {
     expect(fillKeywords("no keywords at all & <b>markup</b>", ALL, true)).toBe("no keywords at all & <b>markup</b>");
   });
 
-  it("does not put HTML summaries where a link address belongs", () => {
-    // {%TICKETS%} is the summary table in text; inside an attribute it is the download address, or nothing.
-    expect(fillKeywords('<a href="%7B%25TICKETS%25%7D">x</a>{%TICKETS%}', ALL, true)).toBe(
-      `<a href="${LINK}/tickets/UID123">x</a><table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>`,
-    );
-    const withoutLink: KeywordValues = { TICKETS: { html: "<table><tr><td>Regular</td></tr></table>" } };
-    expect(fillKeywords('<a href="{%TICKETS%}">x</a>', withoutLink, true)).toBe('<a href="">x</a>');
+  it("an empty link (an event without invoices) is empty in text and in an href, never left as a keyword", () => {
+    const values: KeywordValues = { INVOICE: { text: "" }, PERSONALISE: { text: "" } };
+    expect(fillKeywords('<p>{%INVOICE%}</p><a href="%7B%25INVOICE%25%7D">i</a>{%PERSONALISE%}', values, true)).toBe('<p></p><a href="">i</a>');
   });
 });
 
 describe("fillKeywords: customer input never becomes markup (decisions.md 14)", () => {
-  const NON_LINK = ["NAME", "EMAIL", "YEAR", "DOWNLOAD-TICKETS", "PERSONALISE", "FIELDS"] as const;
+  const NON_LINK = ["NAME", "EMAIL", "YEAR", "DOWNLOAD-TICKETS", "PERSONALISE", "FIELDS", "ORDER"] as const;
 
   it("empties a name inside href, plain or URL-escaped in any case: no javascript: link, no link to the customer's address", () => {
     for (const name of ["javascript:alert(1)", "https://evil.example/login", "x\" onmouseover=\"alert(1)"]) {
@@ -181,10 +196,9 @@ describe("renderEmail", () => {
     const values: KeywordValues = { ...ALL, NAME: { text: `Ann & "Bo" <Smith>` } };
     const { subject } = renderEmail({ subject: "  Tickets for {%NAME%} ({%YEAR%})  ", body: "" }, values);
     expect(subject).toBe(`Tickets for Ann & "Bo" <Smith> (2026)`);
-    const withSummary = renderEmail({ subject: "{%TICKETS%} {%FIELDS%}", body: "" }, values).subject;
-    expect(withSummary).not.toMatch(/[<>]/);
-    expect(withSummary).toContain("Regular");
-    expect(withSummary).toContain("Company: Acme");
+    const withSummary = renderEmail({ subject: "{%ORDER%} {%FIELDS%}", body: "" }, values).subject;
+    expect(withSummary).toBe("Regular 2 25.00 EUR Company Acme");
+    expect(renderEmail({ subject: "Your tickets: {%TICKETS%}", body: "" }, values).subject).toBe(`Your tickets: ${DOWNLOAD}`);
   });
 
   it("puts the subject on one line: the template's line breaks and any control character in a value become spaces", () => {
@@ -197,18 +211,18 @@ describe("renderEmail", () => {
   it("shows characters of the HTML summaries as themselves in the subject, not as HTML entities", () => {
     // The summaries escape names for HTML (`Rock &amp; Roll`); a plain-text subject must read `Rock & Roll`.
     const values: KeywordValues = {
-      TICKETS: { html: "<table><tr><td>Rock &amp; Roll</td><td>1</td></tr></table>" },
-      FIELDS: { html: "<ul><li>Company: Smith &amp; Sons &lt;Ltd&gt; &quot;X&quot; &#39;Y&#39;</li></ul>" },
+      ORDER: { html: "<table><tr><td>Rock &amp; Roll</td><td>1</td></tr></table>" },
+      FIELDS: { html: "<table><tr><td>Company</td><td>Smith &amp; Sons &lt;Ltd&gt; &quot;X&quot; &#39;Y&#39;</td></tr></table>" },
     };
-    const { subject } = renderEmail({ subject: "{%TICKETS%} / {%FIELDS%}", body: "" }, values);
+    const { subject } = renderEmail({ subject: "{%ORDER%} / {%FIELDS%}", body: "" }, values);
     expect(subject).toContain("Rock & Roll");
-    expect(subject).toContain(`Company: Smith & Sons <Ltd> "X" 'Y'`);
+    expect(subject).toContain(`Company Smith & Sons <Ltd> "X" 'Y'`);
     expect(subject).not.toMatch(/&(amp|lt|gt|quot|#39);/);
   });
 
   it("wraps the filled body in a centred container at most 600 px wide", () => {
-    const { html } = renderEmail({ subject: "s", body: "<p>Hello {%NAME%}</p>{%TICKETS%}" }, { ...ALL, NAME: { text: "A & B" } });
-    const inner = "<p>Hello A &amp; B</p><table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></table>";
+    const { html } = renderEmail({ subject: "s", body: "<p>Hello {%NAME%}</p>{%ORDER%}" }, { ...ALL, NAME: { text: "A & B" } });
+    const inner = `<p>Hello A &amp; B</p>${SUMMARY}`;
     expect(html).toBe(wrapBody(inner));
     expect(html.startsWith("<!DOCTYPE html><html>")).toBe(true);
     const container = /<div style="([^"]*)">([\s\S]*)<\/div><\/body><\/html>$/.exec(html);
@@ -220,12 +234,18 @@ describe("renderEmail", () => {
     expect(html.match(/\d+px/g)).toEqual(["600px", "16px"]);
   });
 
-  it("renders the default bodies with their links filled in", () => {
+  it("renders the default bodies with the order summary, the personalisation and download links, no keyword left", () => {
     for (const body of [DEFAULT_ORDER_BODY, DEFAULT_CONFIRMED_BODY]) {
       const { html } = renderEmail({ subject: "s", body }, ALL);
-      expect(html).toContain(`<a href="${LINK}/tickets/UID123">`);
       expect(html).toContain("<p>Dear Ann Smith,</p>");
+      expect(html).toContain(SUMMARY);
+      expect(html).toContain(PERSONALISE_BLOCK);
+      expect(html).toContain(`<a href="${DOWNLOAD}">`);
+      // The address is a link's target, not shown as text where the summary used to be.
+      expect(html).not.toContain(`>${DOWNLOAD}<`);
       expect(html).not.toMatch(/\{%|%7B%25/i);
+      // Nothing to personalise: the block is simply not there.
+      expect(renderEmail({ subject: "s", body }, { ...ALL, PERSONALISE: { text: "" } }).html).not.toContain("personalise");
     }
     const { html } = renderEmail({ subject: "s", body: DEFAULT_CONFIRM_BODY }, ALL);
     expect(html).toContain(`<a href="${LINK}/orders/confirm/UID123">`);
