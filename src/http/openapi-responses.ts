@@ -13,7 +13,7 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   },
   "post /ticketing/v1/events/{id}/orders": {
     "404": "`rest_event_invalid_id`: the event does not exist.",
-    "429": "`rest_rate_limited` with `Retry-After`: 30 orders a minute per client address, only with the publishable ordering key (never with the API key).",
+    "429": "`rest_too_many_requests` with `Retry-After`: 30 orders a minute per client address, only with the publishable ordering key (never with the API key).",
     "503": "`rest_payment_unavailable`: the order needs payment and no payment provider is configured; nothing was written.",
   },
   "post /ticketing/v1/admin/events": {

@@ -16,7 +16,7 @@ const PERIOD_S = 60;
 
 export function rateLimited(nowMs = Date.now()): ApiError {
   const retryAfter = PERIOD_S - (Math.floor(nowMs / 1000) % PERIOD_S);
-  return new ApiError(429, "rest_rate_limited", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfter) });
+  return new ApiError(429, "rest_too_many_requests", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfter) });
 }
 
 /** The address Cloudflare saw the client at ("" when unknown, as in local development). */

@@ -7,7 +7,7 @@ import { ApiError } from "./errors";
 
 export type ScanKeyEnv = AppEnv & { Variables: { scanKey: ScanKeyTarget & { key: string } } };
 
-export const invalidScanKey = () => new ApiError(401, "scan_invalid_key", "Invalid scan key");
+export const invalidScanKey = () => new ApiError(401, "rest_forbidden_api_key", "Invalid scan key");
 
 /**
  * The public scan paths take a scan key in `X-EVT-API-KEY` (decisions.md 13): it names the event, level and

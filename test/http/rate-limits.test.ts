@@ -34,7 +34,7 @@ async function expectLimited(res: Response): Promise<void> {
   const retryAfter = Number(res.headers.get("Retry-After"));
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(await res.json()).toEqual({ code: "rest_rate_limited", message: "Too many requests; try again later.", data: { status: 429 } });
+  expect(await res.json()).toEqual({ code: "rest_too_many_requests", message: "Too many requests; try again later.", data: { status: 429 } });
 }
 
 const withAddress = (req: Request, address: string) => {

@@ -511,7 +511,7 @@ describe("GET /scan-keys/public-keys", () => {
     expect(await expectJson(call("GET", "/scan-keys/public-keys?_fields=keys", { key: f.gate, auth: null }), 200)).toStrictEqual({ keys: expectedKeys });
   });
 
-  it("401 scan_invalid_key without a key, with an unknown or malformed key, the service API key, or a deleted scan key", async () => {
+  it("401 rest_forbidden_api_key without a key, with an unknown or malformed key, the service API key, or a deleted scan key", async () => {
     const f = await setup();
     const doomed = await createScanKey(f.event.id, { level: 0, location: "Doomed" });
     await expectJson(call("GET", "/scan-keys/public-keys", { key: doomed.key, auth: null }), 200);
@@ -524,12 +524,12 @@ describe("GET /scan-keys/public-keys", () => {
       [API_KEY, null],
       [API_KEY, undefined],
     ] as const) {
-      const err = await expectError(call("GET", "/scan-keys/public-keys", { key, auth }), 401, "scan_invalid_key");
+      const err = await expectError(call("GET", "/scan-keys/public-keys", { key, auth }), 401, "rest_forbidden_api_key");
       expect(err.message).toBe("Invalid scan key");
     }
     // A deleted key: refused once it is gone (this isolate dropped it from its cache).
     const res = await call("GET", "/scan-keys/public-keys", { key: doomed.key, auth: null });
-    await expectError(res, 401, "scan_invalid_key");
+    await expectError(res, 401, "rest_forbidden_api_key");
   });
 });
 
@@ -669,15 +669,15 @@ describe("GET /scans/tickets", () => {
     );
   });
 
-  it("needs a scan key: none, unknown, or the service API key is 401 scan_invalid_key", async () => {
+  it("needs a scan key: none, unknown, or the service API key is 401 rest_forbidden_api_key", async () => {
     for (const [key, auth] of [
       [null, null],
       ["NoSuchScanKey000", null],
       [API_KEY, null],
       [API_KEY, undefined],
     ] as const) {
-      await expectError(call("GET", "/scans/tickets", { key, auth }), 401, "scan_invalid_key");
-      await expectError(call("GET", "/scans/revoked", { key, auth }), 401, "scan_invalid_key");
+      await expectError(call("GET", "/scans/tickets", { key, auth }), 401, "rest_forbidden_api_key");
+      await expectError(call("GET", "/scans/revoked", { key, auth }), 401, "rest_forbidden_api_key");
     }
   });
 });

@@ -644,17 +644,17 @@ describe("seated events", () => {
 });
 
 describe("POST /scans: authentication", () => {
-  it("no key: 401 scan_invalid_key 'Invalid scan key'", async () => {
+  it("no key: 401 rest_forbidden_api_key 'Invalid scan key'", async () => {
     const f = await fixture();
-    const err = await expectError(postScan(null, { id: f.tickets[0]!.id }), 401, "scan_invalid_key");
+    const err = await expectError(postScan(null, { id: f.tickets[0]!.id }), 401, "rest_forbidden_api_key");
     expect(err.message).toBe("Invalid scan key");
   });
 
   it("the service API key, with or without administrator credentials: 401 'Invalid scan key'", async () => {
     const f = await fixture();
-    const err = await expectError(postScan(API_KEY, { id: f.tickets[0]!.id }), 401, "scan_invalid_key");
+    const err = await expectError(postScan(API_KEY, { id: f.tickets[0]!.id }), 401, "rest_forbidden_api_key");
     expect(err.message).toBe("Invalid scan key");
-    await expectError(call("POST", "/scans", { key: API_KEY, body: { id: f.tickets[0]!.id } }), 401, "scan_invalid_key");
+    await expectError(call("POST", "/scans", { key: API_KEY, body: { id: f.tickets[0]!.id } }), 401, "rest_forbidden_api_key");
   });
 
   it.each([
@@ -665,7 +665,7 @@ describe("POST /scans: authentication", () => {
     ["unknown but well formed", "Zz9Zz9Zz9Zz9Zz9Q"],
   ])("a %s key: 401 'Invalid scan key'", async (_label, key) => {
     const f = await fixture();
-    const err = await expectError(postScan(key, { id: f.tickets[0]!.id }), 401, "scan_invalid_key");
+    const err = await expectError(postScan(key, { id: f.tickets[0]!.id }), 401, "rest_forbidden_api_key");
     expect(err.message).toBe("Invalid scan key");
   });
 
@@ -674,9 +674,9 @@ describe("POST /scans: authentication", () => {
     const key = await f.key(0);
     expect(await scan(key, f.tickets[0]!.id)).toMatchObject({ status: true });
     await expectJson(call("DELETE", `/admin/events/${f.event.id}/scan-keys/${key}`), 200);
-    const err = await expectError(postScan(key, { id: f.tickets[1]!.id }), 401, "scan_invalid_key");
+    const err = await expectError(postScan(key, { id: f.tickets[1]!.id }), 401, "rest_forbidden_api_key");
     expect(err.message).toBe("Invalid scan key");
-    await expectError(getScans(key, f.tickets[0]!.id), 401, "scan_invalid_key");
+    await expectError(getScans(key, f.tickets[0]!.id), 401, "rest_forbidden_api_key");
     expect((await objectScans(f.event.id)).map((s) => s.ticket_id)).toEqual([f.tickets[0]!.id]);
   });
 
@@ -685,13 +685,13 @@ describe("POST /scans: authentication", () => {
     const key = await f.key(0);
     expect(await scan(key, f.tickets[0]!.id)).toMatchObject({ status: true });
     await expectJson(call("DELETE", `/admin/events/${f.event.id}?force=true`), 200);
-    await expectError(postScan(key, { id: f.tickets[0]!.id }), 401, "scan_invalid_key");
+    await expectError(postScan(key, { id: f.tickets[0]!.id }), 401, "rest_forbidden_api_key");
   });
 
   it("a refused key records nothing", async () => {
     const f = await fixture();
-    await expectError(postScan(API_KEY, { id: f.tickets[0]!.id }), 401, "scan_invalid_key");
-    await expectError(postScan(null, { id: f.tickets[0]!.id }), 401, "scan_invalid_key");
+    await expectError(postScan(API_KEY, { id: f.tickets[0]!.id }), 401, "rest_forbidden_api_key");
+    await expectError(postScan(null, { id: f.tickets[0]!.id }), 401, "rest_forbidden_api_key");
     expect(await objectScans(f.event.id)).toEqual([]);
   });
 });
@@ -808,12 +808,12 @@ describe("GET /scans/<ticket_id>", () => {
     expect(err.message).toBe("Ticket not found");
   });
 
-  it("needs a scan key: none, the service key, an unknown key: 401 scan_invalid_key", async () => {
+  it("needs a scan key: none, the service key, an unknown key: 401 rest_forbidden_api_key", async () => {
     const f = await fixture();
-    await expectError(getScans(null, f.tickets[0]!.id), 401, "scan_invalid_key");
-    await expectError(getScans(API_KEY, f.tickets[0]!.id), 401, "scan_invalid_key");
-    await expectError(call("GET", `/scans/${f.tickets[0]!.id}`), 401, "scan_invalid_key");
-    await expectError(getScans("Zz9Zz9Zz9Zz9Zz9Q", f.tickets[0]!.id), 401, "scan_invalid_key");
+    await expectError(getScans(null, f.tickets[0]!.id), 401, "rest_forbidden_api_key");
+    await expectError(getScans(API_KEY, f.tickets[0]!.id), 401, "rest_forbidden_api_key");
+    await expectError(call("GET", `/scans/${f.tickets[0]!.id}`), 401, "rest_forbidden_api_key");
+    await expectError(getScans("Zz9Zz9Zz9Zz9Zz9Q", f.tickets[0]!.id), 401, "rest_forbidden_api_key");
   });
 });
 
