@@ -623,11 +623,11 @@ describe("refunds at the payment provider (Stripe)", () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("POST /admin/orders/<id>/refund", () => {
-  it("202 with the whole total queued; the order becomes refunded through the same path", async () => {
+  it("200 with the whole total queued (decisions.md 3: success is 200 or 201); the order becomes refunded through the same path", async () => {
     const s = await shop([{ name: "Regular", price: "12.50", stock_control: true, stock: 4, show_remaining: true }]);
     const o = await paidOrder(s, [2]);
     const res = await refundOne(o.id);
-    expect(await expectJson(res, 202)).toStrictEqual({ order_id: o.id, amount: 25, status: "queued" });
+    expect(await expectJson(res, 200)).toStrictEqual({ order_id: o.id, amount: 25, status: "queued" });
     await waitStatus(o.id, "refunded");
     expect(await refundLog(o.id)).toBe(`Order ${o.id} was refunded (25.00 EUR).`);
     expect(await ticketIdsOf(o.id)).toEqual([]);
@@ -642,8 +642,8 @@ describe("POST /admin/orders/<id>/refund", () => {
     const s = await shop([{ name: "Regular", price: "12.50" }]);
     const a = await paidOrder(s, [2]);
     const b = await paidOrder(s, [2]);
-    expect(await expectJson(refundOne(a.id, { amount: 7.5 }), 202)).toStrictEqual({ order_id: a.id, amount: 7.5, status: "queued" });
-    expect(await expectJson(refundOne(b.id, { amount: "25.00" }), 202)).toStrictEqual({ order_id: b.id, amount: 25, status: "queued" });
+    expect(await expectJson(refundOne(a.id, { amount: 7.5 }), 200)).toStrictEqual({ order_id: a.id, amount: 7.5, status: "queued" });
+    expect(await expectJson(refundOne(b.id, { amount: "25.00" }), 200)).toStrictEqual({ order_id: b.id, amount: 25, status: "queued" });
     await waitStatus(a.id, "refunded");
     await waitStatus(b.id, "refunded");
     expect(await refundLog(a.id)).toBe(`Order ${a.id} was refunded (7.50 EUR).`);
@@ -684,7 +684,7 @@ describe("POST /admin/orders/<id>/refund", () => {
     const own = await paidOrder(mine);
     const foreign = await paidOrder(theirs);
     await expectError(refundOne(foreign.id, {}, organizer.credentials), 403, "rest_forbidden");
-    expect(await expectJson(refundOne(own.id, {}, organizer.credentials), 202)).toMatchObject({ order_id: own.id, status: "queued" });
+    expect(await expectJson(refundOne(own.id, {}, organizer.credentials), 200)).toMatchObject({ order_id: own.id, status: "queued" });
     await waitStatus(own.id, "refunded");
     await sleep(300);
     expect(await statusOf(foreign.id)).toBe("paid");
