@@ -6,6 +6,7 @@ import { parseDateTime } from "../lib/time";
 import type { OrderCriteria } from "../schemas/bulk.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
+import { assertEventsExist } from "./event-references";
 
 /**
  * The orders a bulk list call selects (decisions.md 10): created between the dates (read in the service's zone),
@@ -13,6 +14,7 @@ import type { Deps } from "./deps";
  * within the bounds, in one of `statuses`; ids ascending.
  */
 export async function selectOrders(deps: Deps, user: AuthUser, criteria: OrderCriteria, statuses: readonly string[]): Promise<number[]> {
+  await assertEventsExist(deps, "event_ids", criteria.event_ids);
   assertEventAccess(user, criteria.event_ids);
   const scope = criteria.event_ids.length > 0 ? criteria.event_ids : eventScope(user);
   const from = parseDateTime(criteria.date_from, deps.config.timezone)!;

@@ -10,6 +10,7 @@ import type { CouponEmailExampleInput, CouponEmailsCriteria, CouponEmailsSendInp
 import { assertEventAccess, isAdministrator, type AuthUser } from "./authority";
 import type { CouponRow } from "./coupon-rules";
 import type { Deps } from "./deps";
+import { assertEventsExist } from "./event-references";
 import { enqueueEmails } from "./emails.service";
 import { renderEmail, type KeywordValues } from "./email-templates";
 
@@ -25,8 +26,9 @@ export interface CouponEmailError {
   error: string;
 }
 
-/** Empty `event_ids` reach every event: administrators only (decisions.md 13, authority). */
-function assertScope(user: AuthUser, eventIds: readonly number[]): void {
+/** Named events must exist; empty `event_ids` reach every event: administrators only (decisions.md 12, 13). */
+async function assertScope(deps: Deps, user: AuthUser, eventIds: readonly number[]): Promise<void> {
+  await assertEventsExist(deps, "event_ids", eventIds);
   if (eventIds.length === 0 && !isAdministrator(user)) throw forbidden("Only administrators may send coupon emails without event_ids.");
   assertEventAccess(user, eventIds);
 }
@@ -58,7 +60,7 @@ function matches(deps: Deps, coupon: CouponRow, c: CouponEmailsCriteria): boolea
 
 /** `POST /admin/coupons/bulk/emails/list`: the ids a send may use (email-list entries or coupons), ascending. */
 export async function listCouponEmailTargets(deps: Deps, user: AuthUser, c: CouponEmailsCriteria): Promise<number[]> {
-  assertScope(user, c.event_ids);
+  await assertScope(deps, user, c.event_ids);
   const { db } = deps;
   if (c.bulk_source === "0") {
     if (!visibleTo(user, await templateCoupon(deps, c.template_code))) throw forbidden("The template coupon is not one of your coupons.");

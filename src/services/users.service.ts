@@ -1,9 +1,10 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { inIds, isUniqueViolation } from "../db/client";
-import { applicationPasswords, events, users, type Role } from "../db/schema";
-import { ApiError, conflict, invalidId, invalidParams } from "../http/errors";
+import { isUniqueViolation } from "../db/client";
+import { applicationPasswords, users, type Role } from "../db/schema";
+import { ApiError, conflict, invalidId } from "../http/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
 import type { Deps } from "./deps";
+import { assertEventsExist } from "./event-references";
 
 export type UserRow = typeof users.$inferSelect;
 export type ApplicationPasswordRow = typeof applicationPasswords.$inferSelect;
@@ -17,16 +18,6 @@ export interface NewUser {
 }
 
 export type UserChanges = Partial<Pick<NewUser, "email" | "name" | "role" | "authorisedEvents">>;
-
-/** `authorised_events` must name events that exist (ids in a body that do not exist are a 400). */
-async function assertEventsExist({ db }: Deps, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  const found = new Set(
-    (await db.select({ id: events.id }).from(events).where(inIds(events.id, ids))).map((r) => r.id),
-  );
-  const missing = ids.filter((id) => !found.has(id));
-  if (missing.length > 0) throw invalidParams({ authorised_events: `names events that do not exist: ${missing.join(", ")}` });
-}
 
 const LOGIN_TAKEN = "A user with that username or email already exists.";
 const LAST_ADMINISTRATOR = "The last administrator cannot be removed or demoted.";
@@ -44,7 +35,7 @@ export async function getUser({ db }: Deps, id: number): Promise<UserRow> {
 /** Creates the user and its first application password in one batch; the password is returned once. */
 export async function createUser(deps: Deps, input: NewUser): Promise<{ user: UserRow; password: string }> {
   const { db, config } = deps;
-  await assertEventsExist(deps, input.authorisedEvents);
+  await assertEventsExist(deps, "authorised_events", input.authorisedEvents);
   const password = generateApplicationPassword();
   const passwordHash = await hashApplicationPassword(config.passwordPepper, password);
   const createdAt = deps.now();
@@ -114,7 +105,7 @@ const anotherAdministratorExists = (id: number) =>
 export async function updateUser(deps: Deps, current: UserRow, changes: UserChanges): Promise<UserRow> {
   const id = current.id;
   if (Object.keys(changes).length === 0) return current;
-  if (changes.authorisedEvents) await assertEventsExist(deps, changes.authorisedEvents);
+  if (changes.authorisedEvents) await assertEventsExist(deps, "authorised_events", changes.authorisedEvents);
   const demotes = current.role === "administrator" && changes.role !== undefined && changes.role !== "administrator";
   try {
     const updated = await deps.db

@@ -104,6 +104,11 @@ export function listCriteriaValidation(list: (body: unknown) => Promise<Response
     expect(Object.keys(err.data.params ?? {})).toContain(field);
   });
 
+  it("event_ids naming an event that does not exist: 400 naming it (decisions.md 12), not an empty selection", async () => {
+    const err = await expectError(list(criteria("987654321")), 400, "rest_invalid_param");
+    expect(err.data.params).toEqual({ event_ids: "names events that do not exist: 987654321" });
+  });
+
   it.each([
     ["date_to", { date_from: "2024-05-02 00:00:00", date_to: "2024-05-01 23:59:59" }],
     ["tickets_maximum", { tickets_minimum: 5, tickets_maximum: 4 }],

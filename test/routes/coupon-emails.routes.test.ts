@@ -151,6 +151,11 @@ describe("POST /admin/coupons/bulk/emails/list: validation", () => {
     expect(Object.keys(err.data.params ?? {})).toContain(field);
   });
 
+  it("event_ids naming an event that does not exist: 400 naming it (decisions.md 12), not an empty selection", async () => {
+    const err = await expectError(list(criteria({ event_ids: "987654321" })), 400, "rest_invalid_param");
+    expect(err.data.params).toEqual({ event_ids: "names events that do not exist: 987654321" });
+  });
+
   it("date_to before date_from: 400", async () => {
     const err = await expectError(list(criteria({ date_from: "2030-05-02 00:00:00", date_to: "2030-05-01 23:59:59" })), 400, "rest_invalid_param");
     expect(Object.keys(err.data.params ?? {})).toContain("date_to");
