@@ -33,7 +33,7 @@ export const customerOrdersRoutes = new Hono<ShopEnv>()
     return created(
       c,
       {
-        ...presentOrder(c, result.order, result.event),
+        ...presentOrder(c, result.order, result.event, deps.config.timezone),
         group_orders: result.groupOrders,
         payment: result.payment,
       },

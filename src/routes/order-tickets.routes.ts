@@ -7,13 +7,12 @@ import { pathId } from "../http/validate";
 import { presentOrderTickets } from "../schemas/order-tickets.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import { deleteTickets, issueTickets, ticketsOfOrders } from "../services/order-tickets.service";
-import { eventsOf, getOrderFor } from "../services/orders.service";
+import { getOrderFor } from "../services/orders.service";
 
 async function present(c: AppContext, order: OrderRow) {
   const deps = depsOf(c);
   const found = await ticketsOfOrders(deps, [order.id]);
-  const events = new Map([...(await eventsOf(deps, [order])), ...found.events]);
-  return presentOrderTickets(c, order, found.rows, events, found.scans);
+  return presentOrderTickets(c, order, found.rows, found.events, found.scans, deps.config.timezone);
 }
 
 /** `/admin/tickets/<order_id>` (spec: Tickets of an order). */

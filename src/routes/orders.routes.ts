@@ -28,12 +28,12 @@ import { createDashboardOrder, deleteOrder, eventsOf, getOrderFor, listOrders, u
 async function presentOrders(c: AppContext, rows: readonly OrderRow[]) {
   const deps = depsOf(c);
   const eventsById = await eventsOf(deps, rows);
-  const views = rows.map((o) => presentOrder(c, o, eventsById.get(o.eventId)));
+  const views = rows.map((o) => presentOrder(c, o, eventsById.get(o.eventId), deps.config.timezone));
   if (!wantsEmbed(embedRequest(c), "tickets")) return views;
   const all = await ticketsOfOrders(deps, rows.map((o) => o.id));
   return rows.map((o, i) => ({
     ...views[i]!,
-    _embedded: { tickets: [presentOrderTickets(c, o, all.rows.filter((t) => t.orderId === o.id), all.events, all.scans)] },
+    _embedded: { tickets: [presentOrderTickets(c, o, all.rows.filter((t) => t.orderId === o.id), all.events, all.scans, deps.config.timezone)] },
   }));
 }
 
@@ -48,8 +48,9 @@ export const ordersRoutes = new Hono<AppEnv>()
   })
 
   .post("/", idempotent, createBody(createDashboardOrderBody), async (c) => {
-    const { order, event } = await createDashboardOrder(depsOf(c), c.var.user, c.req.valid("json"), clientAddress(c));
-    return created(c, presentOrder(c, order, event), `/admin/orders/${order.id}`);
+    const deps = depsOf(c);
+    const { order, event } = await createDashboardOrder(deps, c.var.user, c.req.valid("json"), clientAddress(c));
+    return created(c, presentOrder(c, order, event, deps.config.timezone), `/admin/orders/${order.id}`);
   })
 
   .get("/:id", pathId("order"), async (c) => {
@@ -63,7 +64,7 @@ export const ordersRoutes = new Hono<AppEnv>()
     const current = await getOrderFor(deps, c.var.user, c.req.valid("param").id);
     const { patch, readOnlySent } = c.req.valid("json");
     const eventsById = await eventsOf(deps, [current]);
-    assertReadOnlyUnchanged(readOnlySent, presentOrder(c, current, eventsById.get(current.eventId)));
+    assertReadOnlyUnchanged(readOnlySent, presentOrder(c, current, eventsById.get(current.eventId), deps.config.timezone));
     const updated = await updateOrder(deps, current, { customStatus: patch.custom_status, name: patch.name, email: patch.email });
     return ok(c, { ...presentOrderContact(updated), _links: orderLinks(c, updated) });
   })

@@ -23,20 +23,20 @@ export function presentOrderTickets(
   rows: readonly TicketRow[],
   eventsById: ReadonlyMap<number, EventRow>,
   scansByTicket: ReadonlyMap<string, ScanView[]>,
+  timezone: string,
 ) {
-  const own = eventsById.get(order.eventId);
   return {
     order_id: order.id,
     name: order.name,
     email: order.email,
-    created_at: formatDateTime(order.createdAt, own?.timezone ?? "UTC"),
+    created_at: formatDateTime(order.createdAt, timezone),
     tickets: rows.map((t) => {
       const event = eventsById.get(t.eventId);
       return {
         ticket_id: t.id,
         event_id: t.eventId,
         event_name: event?.eventName ?? "",
-        event_date: formatOptionalDateTime(event?.eventDate ?? null, event?.timezone ?? "UTC"),
+        event_date: formatOptionalDateTime(event?.eventDate ?? null, event?.timezone ?? timezone),
         ticket_type: ticketTypeLabel(t),
         scans: scansByTicket.get(t.id) ?? [],
       };

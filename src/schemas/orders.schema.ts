@@ -102,17 +102,20 @@ export function orderLinks(c: LinkBase, o: OrderRow): Links {
   };
 }
 
-/** An order as the API shows it (spec: Order); its dates in its event's time zone. */
-export function presentOrder(c: LinkBase, o: OrderRow, event: EventRow | undefined) {
-  const tz = event?.timezone ?? "UTC";
+/**
+ * An order as the API shows it (spec: Order). Its own date-times are in the service's `timezone` like every date-time
+ * of the interface (decisions.md 3), so they compare with the bulk criteria; only `event_date`, the event's own date,
+ * is in the event's zone (decisions.md 13).
+ */
+export function presentOrder(c: LinkBase, o: OrderRow, event: EventRow | undefined, timezone: string) {
   return {
     id: o.id,
     event_id: o.eventId,
-    event_date: formatOptionalDateTime(event?.eventDate ?? null, tz),
+    event_date: formatOptionalDateTime(event?.eventDate ?? null, event?.timezone ?? timezone),
     payment_id: o.paymentId,
     payment_status: o.paymentStatus,
     custom_status: o.customStatus,
-    created_at: formatDateTime(o.createdAt, tz),
+    created_at: formatDateTime(o.createdAt, timezone),
     uid: o.uid,
     name: o.name,
     email: o.email,

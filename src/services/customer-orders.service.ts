@@ -124,7 +124,7 @@ export async function createCustomerOrder(deps: Deps, event: EventRow, input: Cu
     order: { ...first, paymentId: checkout.paymentId },
     event: dates[0]!,
     groupOrders: placed.map((o) => o.id),
-    payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, dates[0]!.timezone) },
+    payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, deps.config.timezone) },
   };
 }
 

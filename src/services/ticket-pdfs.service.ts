@@ -171,7 +171,7 @@ export async function announceDownload(deps: Deps, uid: string, at: number): Pro
   if (!order) return;
   const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
   const qrcodes = (await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id))).map((t) => t.id);
-  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event)), downloaded_at: formatDateTime(at, event?.timezone ?? deps.config.timezone), qrcodes };
+  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event, deps.config.timezone)), downloaded_at: formatDateTime(at, deps.config.timezone), qrcodes };
   await fireTopic(deps, "tickets.downloaded", { eventId: order.eventId, payload, source: `${deps.origin}${API_BASE}` });
 }
 

@@ -17,7 +17,7 @@ export function eventTopic(deps: Deps, topic: Extract<WebhookTopic, `event.${str
 }
 
 export function orderTopic(deps: Deps, topic: Extract<WebhookTopic, `order.${string}`>, order: OrderRow, event: EventRow | undefined): void {
-  const payload = topic === "order.deleted" ? { id: order.id } : withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event));
+  const payload = topic === "order.deleted" ? { id: order.id } : withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event, deps.config.timezone));
   fireTopicLater(deps, topic, { eventId: order.eventId, payload, source: source(deps) });
 }
 
