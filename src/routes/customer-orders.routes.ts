@@ -36,6 +36,7 @@ export const customerOrdersRoutes = new Hono<ShopEnv>()
         ...presentOrder(c, result.order, result.event, deps.config.timezone),
         group_orders: result.groupOrders,
         payment: result.payment,
+        confirmation: result.confirmation,
       },
       `/orders/${result.order.id}/${result.order.uid}/status`,
     );

@@ -14,13 +14,15 @@ import { providerForEvent } from "./payment-providers";
 import { completePayment } from "./payments.service";
 import { verifyCaptcha } from "./captcha";
 import { confirmationFor, whoMayOrder, type ClaimRow } from "./order-eligibility";
-import { formatDateTime } from "../lib/time";
+import { formatDateTime, formatOptionalDateTime } from "../lib/time";
 
 export interface CustomerOrderResult {
   order: OrderRow;
   event: EventRow;
   groupOrders: number[];
   payment: { provider: string; checkout_url: string; expires_at: string } | null;
+  /** An RSVP booking waits for its customer to confirm by email (decisions.md 5.1, 5.7); `expires_at` "" is never. */
+  confirmation: { status: "awaiting"; expires_at: string } | null;
 }
 
 /**
@@ -98,7 +100,8 @@ export async function createCustomerOrder(deps: Deps, event: EventRow, input: Cu
     const placed = confirmation
       ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation })
       : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims });
-    return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null };
+    const awaiting = confirmation ? { status: "awaiting" as const, expires_at: formatOptionalDateTime(confirmation.deadline, deps.config.timezone) } : null;
+    return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null, confirmation: awaiting };
   }
   const provider = providerForEvent(deps, dates[0]!);
   const expiresAt = now + deps.config.orderHoldMinutes * 60;
@@ -125,6 +128,7 @@ export async function createCustomerOrder(deps: Deps, event: EventRow, input: Cu
     event: dates[0]!,
     groupOrders: placed.map((o) => o.id),
     payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, deps.config.timezone) },
+    confirmation: null,
   };
 }
 

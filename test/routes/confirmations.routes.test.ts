@@ -8,6 +8,7 @@ import type { EventObject } from "../../src/durable-objects/event.do";
 import { depsFromEnv } from "../../src/services/deps";
 import { expireOrder } from "../../src/services/payments.service";
 import { BASE, call, expectError, expectJson, unique } from "../helpers/api";
+import { wallClockAt } from "../helpers/wall-clock";
 import { createEvent, createInputField, createTicketType, db } from "../helpers/catalogue";
 import { emailedConfirmLink } from "../helpers/orders";
 import { programStub, receivedBy, stubUrl, waitForRequests } from "../helpers/stubs";
@@ -93,9 +94,16 @@ describe("booking on an RSVP event", () => {
       emails_needed: true,
       email: { subject: "Please confirm your booking", body: '<p>Dear {%NAME%}, please <a href="%7B%25CONFIRM%25%7D">confirm</a>: {%CONFIRM%}</p>' },
     });
+    const before = Math.floor(Date.now() / 1000);
     const res = await post(r, {}, 2);
     const order = await expectJson(res, 201);
+    const after = Math.floor(Date.now() / 1000);
     expect(res.headers.get("Location")).toBe(`${BASE}/orders/${order.id}/${order.uid}/status`);
+    // The answer tells the shop front the booking waits for its customer, and until when (decisions.md 5.1).
+    expect(order.confirmation.status).toBe("awaiting");
+    const deadlines = [];
+    for (let t = before; t <= after; t++) deadlines.push(wallClockAt((t + 30 * 60) * 1000, "Europe/Amsterdam"));
+    expect(deadlines).toContain(order.confirmation.expires_at);
     expect(order).toMatchObject({ payment_status: "booked", payment: null, payment_id: "", total: 0, num_tickets: 2, group_orders: [order.id] });
 
     const row = (await orderRow(order.id))!;

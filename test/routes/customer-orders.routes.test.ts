@@ -23,6 +23,7 @@ type Json = Record<string, any>;
 
 const ORDER_FIELDS = [
   "_links",
+  "confirmation",
   "created_at",
   "currency",
   "custom_status",
@@ -195,6 +196,7 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
       },
       group_orders: [order.id],
       payment: { provider: "test", checkout_url: `${BASE}/pay/test/${order.uid}`, expires_at: order.payment.expires_at },
+      confirmation: null,
     });
     expect(order.payment_id).toMatch(/^test_/);
     expect(order.created_at >= wallClock(before - 1000)).toBe(true);
@@ -352,7 +354,7 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
     const res = await post(s.event.id, orderBody(s, [2]));
     const order = await expectJson(res, 201);
     expect(res.headers.get("Location")).toBe(`${BASE}${statusPath(order)}`);
-    expect(order).toMatchObject({ payment_status: "booked", payment: null, payment_id: "", total: 0, num_tickets: 2, group_orders: [order.id] });
+    expect(order).toMatchObject({ payment_status: "booked", payment: null, confirmation: null, payment_id: "", total: 0, num_tickets: 2, group_orders: [order.id] });
     expect(await ticketsOf(order.id)).toHaveLength(2);
     expect(await soldOf(s)).toEqual({ event: 2, types: [2] });
     expect(await formRemaining(s)).toBe(8);
