@@ -47,6 +47,8 @@ export function buildApp() {
   app.route(API_BASE, metaRoutes);
   app.route(API_BASE, docsRoutes(app));
   app.route(`${API_BASE}/orders/confirm`, confirmationsRoutes);
+  // The shop's thank-you page polls the status from its own origin, as the shop front orders (decisions.md 13).
+  app.use(`${API_BASE}/orders/:id/:uid/status`, shopFrontCors);
   app.route(`${API_BASE}/orders`, orderStatusRoutes);
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
   app.route(`${API_BASE}/tickets`, personalisationRoutes);

@@ -907,6 +907,18 @@ describe("keys and CORS on the shop-front routes", () => {
     const evil = await callWith(SHOP, request("POST", path, { auth: null, key: "pk_test", body: orderBody(s), headers: { Origin: "https://evil.example" } }));
     expect(evil.headers.get("Access-Control-Allow-Origin")).toBeNull();
   });
+
+  it("the status route answers the shop's thank-you page across origins too: allowed origins only, no key", async () => {
+    const order = await placeOrder(await shop());
+    const status = (origin: string) => callWith(SHOP, request("GET", statusPath(order), { auth: null, key: null, headers: { Origin: origin } }));
+    const ok = await status("https://shop.example");
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("Access-Control-Allow-Origin")).toBe("https://shop.example");
+    expect((await status("https://evil.example")).headers.get("Access-Control-Allow-Origin")).toBeNull();
+    const preflight = await callWith(SHOP, request("OPTIONS", statusPath(order), { auth: null, key: null, headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "GET" } }));
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("Access-Control-Allow-Origin")).toBe("https://shop.example");
+  });
 });
 
 describe("late payment through the checkout page", () => {
