@@ -101,8 +101,11 @@ function pickKeys(value: unknown, keys: readonly string[]): Record<string, unkno
 const jsonObjectSchema = <S extends z.ZodType>(schema: S) =>
   z.preprocess((raw) => (raw === undefined ? {} : raw), schema);
 
+/** What a client may send back from what it read without meaning it: the links, and what `_embed` added. */
+const IGNORED = ["_links", "_embedded"];
+
 /**
- * Body of a create: a strict object. `_links` is ignored; a read-only field is refused, since on a create
+ * Body of a create: a strict object. `_links` and `_embedded` are ignored; a read-only field is refused, since on a create
  * there is no stored value it could equal.
  */
 export function createBody<S extends z.ZodObject>(schema: S, readOnly: readonly string[] = []) {
@@ -111,7 +114,7 @@ export function createBody<S extends z.ZodObject>(schema: S, readOnly: readonly 
       for (const key of Object.keys(pickKeys(raw, readOnly))) {
         ctx.addIssue({ code: "custom", path: [key], message: "is read-only", input: raw });
       }
-      return withoutKeys(raw, ["_links", ...readOnly]);
+      return withoutKeys(raw, [...IGNORED, ...readOnly]);
     }, schema),
   );
   const middleware = zValidator("json", wrapped, (result, c) => {
@@ -129,7 +132,7 @@ export function createBody<S extends z.ZodObject>(schema: S, readOnly: readonly 
 export function updateBody<S extends z.ZodObject>(schema: S, readOnly: readonly string[] = []) {
   const wrapped = jsonObjectSchema(
     z.preprocess(
-      (raw) => ({ patch: withoutKeys(raw, ["_links", ...readOnly]), readOnlySent: pickKeys(raw, readOnly) }),
+      (raw) => ({ patch: withoutKeys(raw, [...IGNORED, ...readOnly]), readOnlySent: pickKeys(raw, readOnly) }),
       z.object({ patch: schema, readOnlySent: z.record(z.string(), z.unknown()) }),
     ),
   );

@@ -577,6 +577,10 @@ describe("GET and PUT /admin/events/<id>", () => {
     });
     const read = await expectJson(call("GET", `/admin/events/${event.id}`), 200);
     expect(await expectJson(put(event.id, read), 200)).toStrictEqual(read);
+    // Read with _embed and sent back whole: _embedded is ignored like _links.
+    const embedded = await expectJson(call("GET", `/admin/events/${event.id}?_embed`), 200);
+    expect(embedded._embedded).toBeDefined();
+    expect(await expectJson(put(event.id, embedded), 200)).toStrictEqual(read);
   });
 
   it("validates updates like creates and changes nothing on failure", async () => {
