@@ -438,6 +438,23 @@ export const idempotencyKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
 );
 
+/**
+ * What an event object must still learn about an order (its take, tickets, deadline or release), written in the
+ * same batch as the order change. The call after the answer deletes it; the reconciler re-drives what is left.
+ */
+export const objectSyncs = sqliteTable(
+  "object_syncs",
+  {
+    uid: text("uid").notNull(),
+    eventId: integer("event_id").notNull(),
+    // Which change recorded it (the order's finalize token, or "wait"): a call clears only its own change's intent,
+    // never a newer one that replaced it.
+    token: text("token").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.uid, t.eventId] }), index("object_syncs_created").on(t.createdAt)],
+);
+
 export const emailListEntries = sqliteTable(
   "email_list_entries",
   {

@@ -5,8 +5,12 @@ import type { EventConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
 
-/** How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. */
-export const HOLD_MS = 5 * 60_000;
+/**
+ * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a
+ * hold it could not write within a minute (order-placement.ts), so 90 s leaves a margin and a hold whose batch
+ * never landed (the runtime died) is given back within about a minute and a half (issue 18).
+ */
+export const HOLD_MS = 90_000;
 
 /** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
 const EXPIRY_RETRY_MS = 60_000;

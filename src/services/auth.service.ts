@@ -101,7 +101,7 @@ export async function authenticate(deps: Deps, sentUsername: string, sentPasswor
   }
   if (!match || !namesUser(match.user, sentUsername)) return null;
   if (match.lastUsedAt === null || match.lastUsedAt < deps.now() - LAST_USED_RESOLUTION_S) {
-    deps.defer(touchApplicationPassword(deps, match.passwordId));
+    deps.defer(() => touchApplicationPassword(deps, match.passwordId));
   }
   return toAuthUser(match.user);
 }

@@ -18,13 +18,16 @@ export interface Deps {
   jobs: JobQueue;
   /** The service's origin (scheme and host) for links and `X-EVT-Webhook-Source`: the request's, else PUBLIC_URL. */
   origin: string;
-  /** Runs work after the answer is sent (`ctx.waitUntil`); its failure is logged, never raised. */
-  defer: (work: Promise<unknown>) => void;
+  /**
+   * Runs work after the answer is sent (`ctx.waitUntil`); its failure is logged, never raised. It may never run
+   * (the runtime can die first), so it only ever speeds up what D1 already records (issue 18); tests drop it.
+   */
+  defer: (work: () => Promise<unknown>) => void;
 }
 
 export function depsFromEnv(env: Env, waitUntil?: (work: Promise<unknown>) => void, origin?: string): Deps {
-  const defer = (work: Promise<unknown>) => {
-    const logged = work.catch((err: unknown) => log("error", "deferred work failed", { error: String(err) }));
+  const defer = (work: () => Promise<unknown>) => {
+    const logged = Promise.resolve().then(work).catch((err: unknown) => log("error", "deferred work failed", { error: String(err) }));
     if (waitUntil) waitUntil(logged);
   };
   const config = loadConfig(env);

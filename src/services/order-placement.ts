@@ -11,10 +11,11 @@ import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
 import { seatText, type Seat } from "./seat-plan";
-import { confirmStock, holdStock, objectTicket, releaseStock, soldUpdates, type TicketSeed } from "./stock.service";
+import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
+import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds, type TicketSeed } from "./stock.service";
 import { orderTopic } from "./topics";
 
-/** A hold must reach D1 well inside the object's deadline (HOLD_MS, 5 minutes); past this the order is abandoned. */
+/** A hold must reach D1 well inside the object's deadline (HOLD_MS, 90 s); past this the order is abandoned. */
 const MAX_HOLD_TO_WRITE_MS = 60_000;
 
 export type PlacedStatus = "dashboard" | "booked" | "open";
@@ -33,10 +34,15 @@ function couponUsed(deps: Deps, couponId: number, onlyIf?: SQL) {
     .where(and(eq(coupons.id, couponId), onlyIf));
 }
 
+/** The event objects a final order concerns: those it draws stock from, and those holding its tickets. */
+export function finalEventIds(deductions: readonly StockDeduction[], seeds: readonly TicketSeed[]): number[] {
+  return [...new Set([...deductions.map((d) => d.eventId), ...seeds.map((s) => s.eventId)])];
+}
+
 /**
- * What makes an order final, as statements for one batch: its tickets, `sold`, its coupon's use and (with
- * `emails_needed`) the new-order email in the outbox. `onlyIf` guards them all, so a batch that lost a race writes
- * none of them.
+ * What makes an order final, as statements for one batch: its tickets, `sold`, its coupon's use, what its event
+ * objects must learn, and (with `emails_needed`) the new-order email in the outbox. `onlyIf` guards them all, so a
+ * batch that lost a race writes none of them.
  */
 export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, seeds: readonly TicketSeed[], deductions: readonly StockDeduction[], onlyIf?: SQL) {
   const orderId = sql`(SELECT id FROM orders WHERE uid = ${order.uid})`;
@@ -45,27 +51,31 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
       insertTicketRows(deps, order.uid, seeds, onlyIf),
       ...soldUpdates(deps, deductions, 1, onlyIf),
       ...(order.couponId === null ? [] : [couponUsed(deps, order.couponId, onlyIf)]),
+      ...syncIntents(deps, order.uid, finalEventIds(deductions, seeds), order.finalizeToken, onlyIf),
     ],
     email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order", seeds.some((s) => s.personalise)), orderId, onlyIf) : null,
   };
 }
 
-/** After a batch that made orders final: the objects take their units and learn their tickets; topics and emails go. */
+/**
+ * After a batch that made orders final: the objects take their units and learn their tickets, each then clearing
+ * the intent the batch recorded (a lost call leaves it to the reconciler); topics and emails go.
+ */
 export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; event: EventRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
   for (const { order, event, seeds } of finals) {
     const info = { orderId: order.id, name: order.name, email: order.email };
-    const eventIds = [...new Set(order.deductions.map((d) => d.eventId))];
-    deps.defer(
+    deps.defer(() =>
       Promise.all(
-        eventIds.map(async (eventId) => {
+        finalEventIds(order.deductions, seeds).map(async (eventId) => {
           const here = seeds.filter((s) => s.eventId === eventId).map(objectTicket);
           await deps.eventObjects.get(eventId).confirmWithTickets(order.uid, here, info);
+          await clearIntent(deps, order.uid, eventId, order.finalizeToken);
         }),
       ),
     );
     orderTopic(deps, "order.created", order, event);
   }
-  deps.defer(enqueueEmails(deps, emailIds));
+  deps.defer(() => enqueueEmails(deps, emailIds));
 }
 
 /**
@@ -149,6 +159,8 @@ export async function placeOrders(
     ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm", false), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
     : [];
   const emailStatements = [...finals.flatMap((f) => (f.email ? [f.email] : [])), ...confirmRequests];
+  // Orders that wait (payment, confirmation): their objects must learn the deadline; final ones record it above.
+  const waitIntents = final ? [] : ordered.flatMap((d) => syncIntents(deps, d.uid, stockEventIds(d.plan.deductions), WAIT));
   const claimStatements = ordered.flatMap((d) => {
     const claims = options.claims?.get(d.uid) ?? [];
     return claims.length > 0 ? [deps.db.insert(orderClaims).values([...claims])] : [];
@@ -158,7 +170,7 @@ export async function placeOrders(
   try {
     if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the holds are too old to be written safely");
     const inserts = rows.map(({ id: _id, ...values }) => deps.db.insert(orders).values(values).returning());
-    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...finals.flatMap((f) => f.writes), ...emailStatements]);
+    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...waitIntents, ...finals.flatMap((f) => f.writes), ...emailStatements]);
     placed = results.slice(0, rows.length).map((r) => (r as OrderRow[])[0]!);
     emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
   } catch (err) {
@@ -178,9 +190,16 @@ export async function placeOrders(
     const deadline = awaiting ? options.confirmation!.deadline : expiresAt;
     for (const order of placed) {
       const info = { orderId: order.id, name: order.name, email: order.email };
-      deps.defer(confirmStock(deps, order.uid, order.deductions.map((d) => d.eventId), info, deadline === null ? null : deadline * 1000));
+      deps.defer(() =>
+        Promise.all(
+          stockEventIds(order.deductions).map(async (eventId) => {
+            await deps.eventObjects.get(eventId).confirm(order.uid, info, deadline === null ? null : deadline * 1000);
+            await clearIntent(deps, order.uid, eventId, WAIT);
+          }),
+        ),
+      );
     }
-    deps.defer(enqueueEmails(deps, emailIds));
+    deps.defer(() => enqueueEmails(deps, emailIds));
   }
   return placed;
 }

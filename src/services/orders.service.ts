@@ -128,7 +128,7 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
   orderTopic(deps, "order.updated", updated, event);
   await purgeOrderPdfs(deps, [updated.uid]);
   if (changes.name !== undefined || changes.email !== undefined) {
-    deps.defer(confirmStock(deps, updated.uid, stockEventIds(updated.deductions), { orderId: updated.id, name: updated.name, email: updated.email }));
+    deps.defer(() => confirmStock(deps, updated.uid, stockEventIds(updated.deductions), { orderId: updated.id, name: updated.name, email: updated.email }));
   }
   return updated;
 }

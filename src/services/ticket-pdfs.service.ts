@@ -131,7 +131,7 @@ const disposition = (orderId: number) => `inline; filename="tickets-${orderId}.p
 export async function ticketPdf(deps: Deps, uid: string): Promise<TicketPdf> {
   const hit = await deps.files.get(ticketPdfKey(uid));
   if (hit) {
-    deps.defer(queueDownloaded(deps, uid));
+    deps.defer(() => queueDownloaded(deps, uid));
     return { body: hit.body, contentDisposition: hit.contentDisposition ?? disposition(0), cached: true };
   }
   const order = await orderByUid(deps, uid);
@@ -142,7 +142,7 @@ export async function ticketPdf(deps: Deps, uid: string): Promise<TicketPdf> {
   }
   const bytes = await render(deps, inputs);
   await keep(deps, inputs, bytes);
-  deps.defer(queueDownloaded(deps, uid));
+  deps.defer(() => queueDownloaded(deps, uid));
   return { body: bytes, contentDisposition: disposition(order.id), cached: false };
 }
 

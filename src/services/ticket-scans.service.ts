@@ -9,6 +9,7 @@ import { invalidScanKey } from "../http/scan-key";
 import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import type { Deps } from "./deps";
+import { catchUpTicket } from "./object-sync.service";
 import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "./event-config.service";
 
 export type ScanKeyUse = ScanKeyTarget & { key: string };
@@ -46,7 +47,12 @@ export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Pro
   const ticketId = await ticketIdOf(deps, use, code);
   if (ticketId === null) return notFoundHere(use);
   const stub = deps.eventObjects.get(use.eventId);
-  return (await ask(deps, use, (v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
+  const scan = async () => (await ask(deps, use, (v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
+  const first = await scan();
+  // The door never refuses a valid ticket (issue 18): an object that has not learned an order yet (its call was
+  // lost) catches up from D1 for that order, then decides. Only unknown tickets pay this D1 read.
+  if (first.error !== SCAN_ERRORS.notFound || !(await catchUpTicket(deps, use.eventId, ticketId))) return first;
+  return scan();
 }
 
 /** The ticket id a code names for this key's event: a plain id as it is, a signed code once verified (else null). */

@@ -89,7 +89,7 @@ export async function fireTopic(deps: Deps, topic: WebhookTopic, occurrence: Top
 
 /** Fires without holding up the answer; a failure to fire is logged, never raised to the caller. */
 export function fireTopicLater(deps: Deps, topic: WebhookTopic, occurrence: TopicOccurrence): void {
-  deps.defer(fireTopic(deps, topic, occurrence));
+  deps.defer(() => fireTopic(deps, topic, occurrence));
 }
 
 /**
