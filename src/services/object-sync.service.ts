@@ -19,6 +19,8 @@ export const RECONCILE_AFTER_SECONDS = 30;
 
 /** The token of an intent recorded for an order that waits (payment, confirmation): it has no finalize token. */
 export const WAIT = "wait";
+/** The token of an intent recorded when an order gives its units back (expired, cancelled, deleted, refunded). */
+export const RELEASE = "release";
 
 /**
  * Statements for the change's batch: the objects of `eventIds` must learn what D1 now says of order `uid`. `token`
@@ -38,6 +40,23 @@ export function syncIntents(deps: Deps, uid: string, eventIds: readonly number[]
 /** After the call reached the object: its change's intent is done (a newer change's intent stays). */
 export async function clearIntent(deps: Deps, uid: string, eventId: number, token: string): Promise<void> {
   await deps.db.delete(objectSyncs).where(and(eq(objectSyncs.uid, uid), eq(objectSyncs.eventId, eventId), eq(objectSyncs.token, token)));
+}
+
+/**
+ * After the batch that ended an order: its objects give its units back and forget its tickets, each then clearing
+ * the RELEASE intent; an object that cannot be reached keeps its intent for the reconciler.
+ */
+export async function releaseOrder(deps: Deps, uid: string, eventIds: readonly number[]): Promise<void> {
+  await Promise.all(
+    [...new Set(eventIds)].map(async (eventId) => {
+      try {
+        await deps.eventObjects.get(eventId).release(uid);
+        await clearIntent(deps, uid, eventId, RELEASE);
+      } catch (err) {
+        log("error", "stock release failed; the reconciler retries", { event_id: eventId, error: String(err) });
+      }
+    }),
+  );
 }
 
 /** How an object must hold an order that D1 says is live: with its tickets when final, else until its deadline. */

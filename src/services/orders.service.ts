@@ -9,6 +9,7 @@ import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import { applyCoupon } from "./coupon-checkout";
 import type { Deps } from "./deps";
+import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
 import { revokeTicketRows } from "./ticket-rows";
 import { writeLogStatement } from "./logs.service";
 import { isFinalOrder } from "../db/order-status";
@@ -18,7 +19,7 @@ import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "./o
 import { draftOrder, catalogueStatements, type Catalogue } from "./order-drafts";
 import { confirmationFor, whoMayOrder } from "./order-eligibility";
 import { placeOrders } from "./order-placement";
-import { confirmStock, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
+import { confirmStock, soldUpdates, stockEventIds } from "./stock.service";
 
 /** The event named in an order body: unknown is a 400 (an id inside a body), outside the user's events a 403. */
 /** The order's event and its catalogue, in one round trip (the dashboard path is measured by the benchmark). */
@@ -164,11 +165,12 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
     db.delete(orderClaims).where(and(eq(orderClaims.orderUid, current.uid), stillThere)),
     ...unrefunded,
     ...(final ? soldUpdates(deps, current.deductions, -1, stillThere) : []),
+    ...syncIntents(deps, current.uid, stockEventIds(current.deductions), RELEASE, stillThere),
     db.delete(orders).where(eq(orders.id, current.id)).returning({ id: orders.id }),
   ]);
   const removed = results[results.length - 1] as { id: number }[];
   if (removed.length === 0) throw invalidId("order");
-  await releaseStock(deps, current.uid, stockEventIds(current.deductions));
+  await releaseOrder(deps, current.uid, stockEventIds(current.deductions));
   await purgeOrderPdfs(deps, [current.uid]);
   orderTopic(deps, "order.deleted", current, undefined);
 }

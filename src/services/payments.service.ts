@@ -9,6 +9,7 @@ import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
+import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
 import { writeLog, writeLogStatement } from "./logs.service";
 import { seedsForOrder } from "./order-drafts";
 import { uniqueScope } from "./order-eligibility";
@@ -132,15 +133,23 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
 
 /** Gives an open order's units back and marks it `to` (cancelled, failed, expired); false when it was not open. */
 async function closeOpenOrder(deps: Deps, order: OrderRow, to: "canceled" | "failed" | "expired", note?: string): Promise<boolean> {
-  const closed = await deps.db
-    .update(orders)
-    .set({ paymentStatus: to, expiresAt: null, modifiedAt: deps.now() })
-    .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "open")))
-    .returning({ id: orders.id });
-  if (closed.length === 0) return false; // not open (any more): a repeated notice changes and logs nothing
-  await deps.db.delete(orderClaims).where(eq(orderClaims.orderUid, order.uid));
-  if (note) await writeLog(deps, { eventId: order.eventId, orderId: order.id, logType: "Payment", description: note });
-  await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+  const { db } = deps;
+  const eventIds = stockEventIds(order.deductions);
+  // One batch, the status flipping first: what follows rides on this batch having closed it (its own token).
+  const token = randomString(16);
+  const closedNow = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND payment_status = ${to} AND finalize_token = ${token})`;
+  const results = await db.batch([
+    db
+      .update(orders)
+      .set({ paymentStatus: to, expiresAt: null, finalizeToken: token, modifiedAt: deps.now() })
+      .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "open")))
+      .returning({ id: orders.id }),
+    db.delete(orderClaims).where(and(eq(orderClaims.orderUid, order.uid), closedNow)),
+    ...syncIntents(deps, order.uid, eventIds, RELEASE, closedNow),
+    ...(note ? [writeLogStatement(deps, { eventId: order.eventId, orderId: order.id, logType: "Payment", description: note }, closedNow)] : []),
+  ]);
+  if (results[0].length === 0) return false; // not open (any more): a repeated notice changes and logs nothing
+  await releaseOrder(deps, order.uid, eventIds);
   return true;
 }
 
@@ -213,14 +222,16 @@ async function expireUnconfirmed(deps: Deps, order: OrderRow, asking: number[]):
     await Promise.all(asking.map((id) => deps.eventObjects.get(id).confirm(order.uid, info, deadline)));
     return;
   }
+  const stillWaiting = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND awaits_confirmation = 1)`;
   const removed = await deps.db.batch([
-    deps.db.delete(orderClaims).where(eq(orderClaims.orderUid, order.uid)),
+    deps.db.delete(orderClaims).where(and(eq(orderClaims.orderUid, order.uid), stillWaiting)),
+    ...syncIntents(deps, order.uid, stockEventIds(order.deductions), RELEASE, stillWaiting),
     deps.db
       .delete(orders)
       .where(and(eq(orders.id, order.id), eq(orders.awaitsConfirmation, true)))
       .returning({ id: orders.id }),
   ]);
-  if (removed[1].length > 0) await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+  if ((removed[removed.length - 1] as { id: number }[]).length > 0) await releaseOrder(deps, order.uid, stockEventIds(order.deductions));
 }
 
 /**

@@ -8,10 +8,11 @@ import type { OrderRow } from "../schemas/orders.schema";
 import { canAccessEvent, type AuthUser } from "./authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "./deps";
+import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
 import { writeLog, writeLogStatement } from "./logs.service";
 import { orderError } from "./order-rules";
 import { providerOfPayment } from "./payment-providers";
-import { releaseStock, soldUpdates, stockEventIds } from "./stock.service";
+import { soldUpdates, stockEventIds } from "./stock.service";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { revokeTicketRows } from "./ticket-rows";
 import { orderTopic } from "./topics";
@@ -103,6 +104,7 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
     db.delete(orderClaims).where(and(eq(orderClaims.orderUid, claimed.uid), ours)),
     ...soldUpdates(deps, claimed.deductions, -1, ours),
     writeLogStatement(deps, { eventId: claimed.eventId, orderId, logType: "Payment", description: `Order ${orderId} was refunded (${money}).` }, ours),
+    ...syncIntents(deps, claimed.uid, stockEventIds(claimed.deductions), RELEASE, ours),
     db
       .update(orders)
       .set({ paymentStatus: "refunded", refundStartedAt: null, modifiedAt: now })
@@ -112,7 +114,7 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
   const order = (results[results.length - 1] as OrderRow[])[0];
   if (!order) return;
   const event = await db.select().from(events).where(eq(events.id, order.eventId)).get();
-  await releaseStock(deps, order.uid, stockEventIds(order.deductions));
+  await releaseOrder(deps, order.uid, stockEventIds(order.deductions));
   await purgeOrderPdfs(deps, [order.uid]);
   orderTopic(deps, "order.refunded", order, event);
 }

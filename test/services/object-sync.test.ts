@@ -113,6 +113,26 @@ describe("object sync intents", () => {
     expect(await intentsOf(order.uid)).toEqual([]);
   });
 
+  it("a cancelled order whose release never reached its object is released by the reconciler", async () => {
+    const { event, type } = await setup({ price: 10, stock_control: true, stock: 5 });
+    const input = createCustomerOrderBody.parse({ name: "Cancelled", email: "cancel@example.com", tickets: [{ [type.id]: 2 }] });
+    const { order } = await createCustomerOrder(depsFromEnv(env), await getEvent(depsFromEnv(env), event.id), input, "");
+    // The object cannot be reached right after the cancel's batch (as when the runtime dies between the two).
+    const base = depsFromEnv(env);
+    const unreachable: Deps = {
+      ...base,
+      eventObjects: { get: (id) => new Proxy(base.eventObjects.get(id), { get: (t, p) => (p === "release" ? () => Promise.reject(new Error("gone")) : Reflect.get(t, p)) }) },
+    };
+    await completePayment(unreachable, order.paymentGroup, { status: "canceled" });
+    expect((await db.select().from(orders).where(eq(orders.id, order.id)).get())!.paymentStatus).toBe("canceled");
+    expect(await intentsOf(order.uid)).toMatchObject([{ eventId: event.id, token: "release" }]);
+    expect((await eventObject(env, event.id).remaining())?.types[type.id]).toBe(3);
+
+    await reconcileObjects(crashingDeps(RECONCILE_AFTER_SECONDS + 1));
+    expect((await eventObject(env, event.id).remaining())?.types[type.id]).toBe(5);
+    expect(await intentsOf(order.uid)).toEqual([]);
+  });
+
   it("an intent whose order is gone releases the units its object still holds", async () => {
     const { event, type } = await setup({ stock_control: true, stock: 5 });
     const { order } = await lostDashboardOrder(event.id, type.id, 2);
