@@ -313,11 +313,17 @@ export const orders = sqliteTable(
     // uid but shown in no API answer, so only a reader of that email can confirm (decisions.md 14). Kept after
     // confirming so that a second click finds the order; null for orders that never needed confirming.
     confirmToken: text("confirm_token"),
+    // Orders placed under an `Idempotency-Key`: a hash of its scope and key, so that a retry after a crash that lost
+    // the first answer gets the committed order instead of a second one (issue 18).
+    idempotencyRef: text("idempotency_ref"),
+    // The provider's checkout address of an open order, kept to answer such a retry.
+    checkoutUrl: text("checkout_url").notNull().default(""),
     createdAt: integer("created_at").notNull(),
     modifiedAt: integer("modified_at").notNull().default(0),
   },
   (t) => [
     uniqueIndex("orders_uid_unique").on(t.uid),
+    index("orders_idempotency_ref").on(t.idempotencyRef).where(sql`idempotency_ref IS NOT NULL`),
     uniqueIndex("orders_confirm_token_unique").on(t.confirmToken).where(sql`confirm_token IS NOT NULL`),
     index("orders_event").on(t.eventId),
     index("orders_email_key").on(t.emailKey),

@@ -9,6 +9,8 @@ export type AppEnv = {
     user: AuthUser;
     /** Which key a shop-front call carried: the service's API key, or the publishable ordering key. */
     shopKey: "api" | "ordering";
+    /** A hash of the request's `Idempotency-Key` and its scope, set while the key is claimed (http/idempotency.ts). */
+    idempotencyRef: string;
   };
 };
 

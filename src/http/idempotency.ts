@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { toHex } from "../lib/crypto";
-import { claimIdempotencyKey, settleIdempotencyKey } from "../services/idempotency.service";
-import type { AppEnv } from "./context";
+import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../services/idempotency.service";
+import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
 import { ApiError, invalidParams } from "./errors";
 import { canonicalJson } from "./validate";
@@ -27,14 +27,39 @@ async function bodyHash(raw: string): Promise<string> {
  * event's order route shares it, decisions.md 14) and the caller plus the key; 5xx answers are never kept, so a
  * retry after a failure runs again.
  */
-export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const key = c.req.header("Idempotency-Key");
-  if (key === undefined) return next();
-  if (!KEY.test(key)) throw invalidParams({ "Idempotency-Key": "must be 1-255 visible ASCII characters" });
+export const idempotent = idempotentWith();
+
+/**
+ * A key still claimed may belong to a request whose runtime died after its change committed (issue 18): `recover`
+ * answers such a retry from what was committed under the key's hash, or null when nothing answerable is there yet.
+ */
+export type Recover = (c: AppContext, ref: string) => Promise<Response | null>;
+
+export function idempotentWith(recover?: Recover): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header("Idempotency-Key");
+    if (key === undefined) return next();
+    if (!KEY.test(key)) throw invalidParams({ "Idempotency-Key": "must be 1-255 visible ASCII characters" });
+    return keyed(c, next, key, recover);
+  };
+}
+
+async function keyed(c: AppContext, next: () => Promise<void>, key: string, recover: Recover | undefined) {
   const deps = depsOf(c);
   // Scoped to the caller too: a key never replays one user's answer to another (who might not see that event).
   const scope = `${c.req.method} ${routePath(c)} ${c.var.user ? `user:${c.var.user.id}` : "public"}`;
-  const claim = await claimIdempotencyKey(deps, scope, key, await bodyHash(await c.req.text()));
+  const ref = await sha256Hex(`${scope}\n${key}`);
+  const hash = await bodyHash(await c.req.text());
+  let claim = await claimIdempotencyKey(deps, scope, key, hash);
+  if (claim.kind === "in_progress") {
+    const recovered = recover ? await recover(c, ref) : null;
+    if (recovered) {
+      recovered.headers.set("Idempotent-Replayed", "true");
+      await settleIdempotencyKey(deps, scope, key, await storedAnswer(recovered));
+      return recovered;
+    }
+    if (claim.abandoned) claim = await reclaimIdempotencyKey(deps, scope, key, hash);
+  }
   switch (claim.kind) {
     case "in_progress":
       throw new ApiError(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed.");
@@ -43,6 +68,7 @@ export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
     case "replay":
       return new Response(claim.answer.body, { status: claim.answer.status, headers: { ...claim.answer.headers, "Idempotent-Replayed": "true" } });
   }
+  c.set("idempotencyRef", ref);
   try {
     await next();
   } catch (err) {
@@ -50,11 +76,19 @@ export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
     await settleIdempotencyKey(deps, scope, key, { status: 500, headers: {}, body: "" });
     throw err;
   }
-  const res = c.res;
+  await settleIdempotencyKey(deps, scope, key, await storedAnswer(c.res));
+}
+
+/** What is kept of an answer for replay: its status, the headers a client reads, and its body. */
+async function storedAnswer(res: Response): Promise<StoredAnswer> {
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const value = res.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  await settleIdempotencyKey(deps, scope, key, { status: res.status, headers, body: await res.clone().text() });
-};
+  return { status: res.status, headers, body: await res.clone().text() };
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
+}

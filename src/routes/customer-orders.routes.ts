@@ -1,8 +1,8 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../http/context";
+import type { AppContext, AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
-import { idempotent } from "../http/idempotency";
+import { idempotentWith } from "../http/idempotency";
 import { clientAddress, orderRateLimit } from "../http/rate-limits";
 import { requireOrderingKey } from "../http/ordering-key";
 import { created, ok } from "../http/respond";
@@ -10,7 +10,7 @@ import { createBody } from "../http/validate";
 import { createCustomerOrderBody } from "../schemas/customer-orders.schema";
 import type { EventRow } from "../schemas/events.schema";
 import { presentOrder } from "../schemas/orders.schema";
-import { createCustomerOrder, shopEvent } from "../services/customer-orders.service";
+import { committedCustomerOrder, createCustomerOrder, shopEvent, type CustomerOrderResult } from "../services/customer-orders.service";
 import { orderForm } from "../services/order-form.service";
 
 type ShopEnv = AppEnv & { Variables: { event: EventRow } };
@@ -27,18 +27,29 @@ export const customerOrdersRoutes = new Hono<ShopEnv>()
 
   .get("/:id/order-form", pathEvent, async (c) => ok(c, await orderForm(depsOf(c), c.var.event)))
 
-  .post("/:id/orders", orderRateLimit, pathEvent, idempotent, createBody(createCustomerOrderBody), async (c) => {
+  .post("/:id/orders", orderRateLimit, pathEvent, idempotentWith(recoverOrder), createBody(createCustomerOrderBody), async (c) => {
     const deps = depsOf(c);
-    const result = await createCustomerOrder(deps, c.var.event, c.req.valid("json"), clientAddress(c));
-    return created(
-      c,
-      {
-        ...presentOrder(c, result.order, result.event, deps.config.timezone),
-        group_orders: result.groupOrders,
-        payment: result.payment,
-        confirmation: result.confirmation,
-      },
-      `/orders/${result.order.id}/${result.order.uid}/status`,
-    );
+    const ref = c.var.idempotencyRef ?? null;
+    return answer(c, await createCustomerOrder(deps, c.var.event, c.req.valid("json"), clientAddress(c), ref));
   });
+
+/** `201` with the order, its group, and what comes next (the payment, or the confirmation it waits for). */
+function answer(c: Context<ShopEnv> | AppContext, result: CustomerOrderResult): Response {
+  return created(
+    c,
+    {
+      ...presentOrder(c, result.order, result.event, depsOf(c).config.timezone),
+      group_orders: result.groupOrders,
+      payment: result.payment,
+      confirmation: result.confirmation,
+    },
+    `/orders/${result.order.id}/${result.order.uid}/status`,
+  );
+}
+
+/** A retried key whose first request died after committing: the committed order, answered as it was. */
+async function recoverOrder(c: AppContext, ref: string): Promise<Response | null> {
+  const committed = await committedCustomerOrder(depsOf(c), ref);
+  return committed && answer(c, committed);
+}
 

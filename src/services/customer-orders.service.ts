@@ -10,7 +10,7 @@ import { applyCoupon } from "./coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
 import { placeOrders } from "./order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
-import { providerForEvent } from "./payment-providers";
+import { providerForEvent, providerOfPayment } from "./payment-providers";
 import { completePayment } from "./payments.service";
 import { verifyCaptcha } from "./captcha";
 import { confirmationFor, whoMayOrder, type ClaimRow } from "./order-eligibility";
@@ -70,7 +70,13 @@ async function countsFor(deps: Deps, chosen: EventRow, byName: ReadonlyMap<strin
  * dates of a group, ticket lines, input fields, coupon, stock), one order per chosen date placed together with
  * one payment. A free order is `booked` at once; others are `open` until paid or expired.
  */
-export async function createCustomerOrder(deps: Deps, event: EventRow, input: CustomerOrderInput, ipAddress: string): Promise<CustomerOrderResult> {
+export async function createCustomerOrder(
+  deps: Deps,
+  event: EventRow,
+  input: CustomerOrderInput,
+  ipAddress: string,
+  idempotencyRef: string | null = null,
+): Promise<CustomerOrderResult> {
   const { name, email } = checkOrderer(input.name, input.email);
   if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
   if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);
@@ -98,14 +104,14 @@ export async function createCustomerOrder(deps: Deps, event: EventRow, input: Cu
   if (total === 0) {
     const confirmation = confirmationFor(dates[0]!, now);
     const placed = confirmation
-      ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation })
-      : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims });
+      ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation, idempotencyRef })
+      : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims, idempotencyRef });
     const awaiting = confirmation ? { status: "awaiting" as const, expires_at: formatOptionalDateTime(confirmation.deadline, deps.config.timezone) } : null;
     return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null, confirmation: awaiting };
   }
   const provider = providerForEvent(deps, dates[0]!);
   const expiresAt = now + deps.config.orderHoldMinutes * 60;
-  const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims });
+  const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims, idempotencyRef });
   const first = placed[0]!;
   let checkout: { checkoutUrl: string; paymentId: string };
   try {
@@ -122,13 +128,36 @@ export async function createCustomerOrder(deps: Deps, event: EventRow, input: Cu
     await completePayment(deps, first.paymentGroup, { status: "failed", message: String(err instanceof Error ? err.message : err) });
     throw new ApiError(502, "order_payment_unavailable", "The payment provider could not start a checkout; please try again.");
   }
-  await deps.db.update(orders).set({ paymentId: checkout.paymentId }).where(eq(orders.paymentGroup, first.paymentGroup));
+  await deps.db.update(orders).set({ paymentId: checkout.paymentId, checkoutUrl: checkout.checkoutUrl }).where(eq(orders.paymentGroup, first.paymentGroup));
   return {
     order: { ...first, paymentId: checkout.paymentId },
     event: dates[0]!,
     groupOrders: placed.map((o) => o.id),
     payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, deps.config.timezone) },
     confirmation: null,
+  };
+}
+
+/**
+ * The answer to an order placed under an `Idempotency-Key` whose first answer was lost (the runtime died after the
+ * batch), rebuilt from D1 as it was given; null when there is none, or it has no checkout yet to answer with.
+ */
+export async function committedCustomerOrder(deps: Deps, idempotencyRef: string): Promise<CustomerOrderResult | null> {
+  const placed = await deps.db.select().from(orders).where(eq(orders.idempotencyRef, idempotencyRef)).orderBy(asc(orders.eventId));
+  const first = placed[0];
+  if (!first) return null;
+  const total = placed.reduce((n, o) => n + o.totalCents, 0);
+  if (total > 0 && first.checkoutUrl === "") return null;
+  const event = await deps.db.select().from(events).where(eq(events.id, first.eventId)).get();
+  if (!event) return null;
+  const tz = deps.config.timezone;
+  const deadline = event.confirmationTimeout > 0 ? first.createdAt + event.confirmationTimeout * 60 : null;
+  return {
+    order: first,
+    event,
+    groupOrders: placed.map((o) => o.id),
+    payment: total > 0 ? { provider: providerOfPayment(first.paymentId).name, checkout_url: first.checkoutUrl, expires_at: formatOptionalDateTime(first.expiresAt, tz) } : null,
+    confirmation: first.awaitsConfirmation ? { status: "awaiting", expires_at: formatOptionalDateTime(deadline, tz) } : null,
   };
 }
 

@@ -15,7 +15,7 @@ export interface StoredAnswer {
 export type Claim =
   | { kind: "claimed" }
   | { kind: "replay"; answer: StoredAnswer }
-  | { kind: "in_progress" }
+  | { kind: "in_progress"; abandoned: boolean }
   | { kind: "different_body" };
 
 /**
@@ -31,14 +31,17 @@ export async function claimIdempotencyKey({ db, now }: Deps, scope: string, key:
   if (!row) return claimIdempotencyKey({ db, now } as Deps, scope, key, bodyHash); // deleted meanwhile: try again
   if (row.bodyHash !== bodyHash) return { kind: "different_body" };
   if (row.status === null || row.response === null) {
-    // A request that died before answering must not block its key for a day: after five minutes it is reclaimed.
-    if (row.createdAt < t - ABANDONED_AFTER_SECONDS) {
-      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), isNull(idempotencyKeys.status)));
-      return claimIdempotencyKey({ db, now } as Deps, scope, key, bodyHash);
-    }
-    return { kind: "in_progress" };
+    // A request that died before answering must not block its key for a day: after five minutes the caller may
+    // reclaim it (once it has made sure the dead request committed nothing).
+    return { kind: "in_progress", abandoned: row.createdAt < t - ABANDONED_AFTER_SECONDS };
   }
   return { kind: "replay", answer: { status: row.status, ...(JSON.parse(row.response) as Omit<StoredAnswer, "status">) } };
+}
+
+/** Takes over a key whose request died before answering: the next claim is this request's. */
+export async function reclaimIdempotencyKey(deps: Deps, scope: string, key: string, bodyHash: string): Promise<Claim> {
+  await deps.db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), isNull(idempotencyKeys.status)));
+  return claimIdempotencyKey(deps, scope, key, bodyHash);
 }
 
 /** Keeps the answer for replay (2xx and 4xx), or frees the key (5xx, which are never replayed). */

@@ -89,6 +89,8 @@ export interface PlacementOptions {
   claims?: ReadonlyMap<string, readonly ClaimRow[]>;
   /** Confirmation emails: the orders wait for their customer; `deadline` (epoch seconds) deletes them, null never. */
   confirmation?: { deadline: number | null };
+  /** The request's `Idempotency-Key` as a hash (http/idempotency.ts): a retry after a crash finds these orders. */
+  idempotencyRef?: string | null;
 }
 
 /** A draft whose seats are held: its seat texts are known, and its tickets (if drawn) carry them. */
@@ -149,6 +151,8 @@ export async function placeOrders(
     awaitsConfirmation: awaiting,
     finalizeToken: final ? randomString(16) : "",
     confirmToken: awaiting ? randomString(40) : null,
+    idempotencyRef: options.idempotencyRef ?? null,
+    checkoutUrl: "",
     createdAt: now,
     modifiedAt: now,
   }));

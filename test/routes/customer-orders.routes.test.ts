@@ -2,7 +2,7 @@ import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, wait
 import { env, exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { emails, logs, orders, tickets } from "../../src/db/schema";
+import { emails, idempotencyKeys, logs, orders, tickets } from "../../src/db/schema";
 import { eventObject } from "../../src/durable-objects/event.client";
 import type { EventObject } from "../../src/durable-objects/event.do";
 import worker from "../../src/index";
@@ -796,6 +796,37 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     await expectError(post(second.event.id, orderBody(second, [1]), { headers: { "Idempotency-Key": key } }), 409, "idempotency_key_reused");
     expect(await ordersOf(second.event.id)).toEqual([]);
     expect(await ordersOf(first.event.id)).toHaveLength(1);
+  });
+
+  it("a retry after a crash that lost the first answer gets the committed order, never a second one (issue 18)", async () => {
+    const s = await shop({ types: [{ name: "Regular", price: 10, stock_control: true, stock: 10 }] });
+    const key = unique("idem-crash-");
+    const body = orderBody(s, [2]);
+    const first = await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201);
+    // The runtime died after the order's batch and its checkout, before the answer was kept: the key stays claimed.
+    const forget = () => db.update(idempotencyKeys).set({ status: null, response: null }).where(eq(idempotencyKeys.key, key));
+    await forget();
+    const retried = await post(s.event.id, body, { headers: { "Idempotency-Key": key } });
+    expect(await expectJson(retried, 201)).toStrictEqual(first);
+    expect(retried.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await ordersOf(s.event.id)).toHaveLength(1);
+    // Long after (the claim counts as abandoned), still the same order.
+    await forget();
+    await db.update(idempotencyKeys).set({ createdAt: Math.floor(Date.now() / 1000) - 3600 }).where(eq(idempotencyKeys.key, key));
+    expect((await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201)).uid).toBe(first.uid);
+    expect(await ordersOf(s.event.id)).toHaveLength(1);
+  });
+
+  it("a key claimed by a request that died before committing anything is taken over after five minutes", async () => {
+    const s = await shop();
+    const key = unique("idem-dead-");
+    const body = orderBody(s, [1]);
+    const first = await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201);
+    // As if that request had died before its batch: no order under the key, the claim old.
+    await db.delete(orders).where(eq(orders.id, first.id));
+    await db.update(idempotencyKeys).set({ status: null, response: null, createdAt: Math.floor(Date.now() / 1000) - 3600 }).where(eq(idempotencyKeys.key, key));
+    const again = await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201);
+    expect(again.uid).not.toBe(first.uid);
   });
 
   it("the same key with another body is 409 idempotency_key_reused; another key places another order", async () => {
