@@ -12,7 +12,8 @@ import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
 import { seatText, type Seat } from "./seat-plan";
 import { confirmStock, holdStock, objectTicket, releaseStock, soldUpdates, type TicketSeed } from "./stock.service";
-import { orderTopic } from "./topics";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
 
 /** A hold must reach D1 well inside the object's deadline (HOLD_MS, 5 minutes); past this the order is abandoned. */
 const MAX_HOLD_TO_WRITE_MS = 60_000;
@@ -50,9 +51,9 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
   };
 }
 
-/** After a batch that made orders final: the objects take their units and learn their tickets; topics and emails go. */
+/** After a batch that made orders final: the objects take their units and learn their tickets; emails go. */
 export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; event: EventRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
-  for (const { order, event, seeds } of finals) {
+  for (const { order, seeds } of finals) {
     const info = { orderId: order.id, name: order.name, email: order.email };
     const eventIds = [...new Set(order.deductions.map((d) => d.eventId))];
     deps.defer(
@@ -63,7 +64,6 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; ev
         }),
       ),
     );
-    orderTopic(deps, "order.created", order, event);
   }
   deps.defer(enqueueEmails(deps, emailIds));
 }
@@ -149,18 +149,21 @@ export async function placeOrders(
     ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm", false), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
     : [];
   const emailStatements = [...finals.flatMap((f) => (f.email ? [f.email] : [])), ...confirmRequests];
+  const created = final ? await Promise.all(rows.map((row, i) => orderTopicStatements(deps, "order.created", row, ordered[i]!.event))) : [];
   const claimStatements = ordered.flatMap((d) => {
     const claims = options.claims?.get(d.uid) ?? [];
     return claims.length > 0 ? [deps.db.insert(orderClaims).values([...claims])] : [];
   });
   let placed: OrderRow[];
   let emailIds: number[];
+  let deliveryIds: string[];
   try {
     if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the holds are too old to be written safely");
     const inserts = rows.map(({ id: _id, ...values }) => deps.db.insert(orders).values(values).returning());
-    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...finals.flatMap((f) => f.writes), ...emailStatements]);
+    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...finals.flatMap((f) => f.writes), ...created.flat(), ...emailStatements]);
     placed = results.slice(0, rows.length).map((r) => (r as OrderRow[])[0]!);
     emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
+    deliveryIds = writtenDeliveries(results);
   } catch (err) {
     await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
     // A claim refused in the batch: a parallel order by the same person got there first.
@@ -173,6 +176,7 @@ export async function placeOrders(
 
   if (final) {
     announceFinal(deps, placed.map((order, i) => ({ order, event: ordered[i]!.event, seeds: ordered[i]!.seeds })), emailIds);
+    deps.defer(enqueueDeliveries(deps, deliveryIds));
   } else {
     // Open orders keep their payment deadline in the objects; unconfirmed ones their confirmation timeout.
     const deadline = awaiting ? options.confirmation!.deadline : expiresAt;
