@@ -2,6 +2,7 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { handleQueue } from "./queues";
 import { sweep } from "./scheduled/sweep";
+import { depsFromEnv } from "./services/deps";
 
 export { EventObject } from "./durable-objects/event.do";
 
@@ -10,5 +11,5 @@ const app = buildApp();
 export default {
   fetch: app.fetch,
   queue: (batch, env) => handleQueue(batch, env),
-  scheduled: (_controller, env, ctx) => ctx.waitUntil(sweep(env)),
+  scheduled: (controller, env, ctx) => ctx.waitUntil(sweep(depsFromEnv(env), controller.scheduledTime)),
 } satisfies ExportedHandler<Env, unknown>;

@@ -7,6 +7,13 @@ export interface JobQueue {
   sendAll(jobs: readonly JobMessage[]): Promise<void>;
 }
 
+/**
+ * A message not taken this long after it was due is taken to be lost (a crash after the commit, a failed send, a
+ * stalled queue) and the cron sweep sends it again. A late original and its re-send are harmless together: every
+ * consumer that can be re-driven claims its work in D1 by attempt number.
+ */
+export const LOST_MESSAGE_S = 60;
+
 /** A Queue takes at most 100 messages in one sendBatch call. */
 const BATCH = 100;
 

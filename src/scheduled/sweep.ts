@@ -1,6 +1,5 @@
-import type { Env } from "../env";
 import { log } from "../lib/log";
-import { depsFromEnv } from "../services/deps";
+import type { Deps } from "../services/deps";
 import { repairEventConfigs } from "../services/event-config.service";
 import { purgeIdempotencyKeys } from "../services/idempotency.service";
 import { resendStalledEmails } from "../services/emails.service";
@@ -8,22 +7,31 @@ import { purgeExpiredLogs } from "../services/logs.service";
 import { reconcileObjects } from "../services/object-sync.service";
 import { pruneDeliveryLog, resendStalledDeliveries } from "../services/webhook-deliveries.service";
 
-/** The cron sweep: retention and backstops only; per-event deadlines belong to the event objects' alarms. */
-export async function sweep(env: Env): Promise<void> {
-  const deps = depsFromEnv(env);
+/** Retention needs no hurry: it runs on every tenth minute's sweep only. */
+const RETENTION_EVERY_MINUTES = 10;
+
+function isRetentionMinute(scheduledTime: number): boolean {
+  return Math.floor(scheduledTime / 60_000) % RETENTION_EVERY_MINUTES === 0;
+}
+
+/**
+ * The cron sweep, every minute (wrangler.toml): it re-drives what should have followed a commit and did not (queue
+ * messages lost after the commit, event objects that missed an order change or a catalogue push) within about a minute; retention only
+ * on every tenth minute. Per-event deadlines belong to the event objects' alarms.
+ */
+export async function sweep(deps: Deps, scheduledTime: number): Promise<void> {
+  const redriven = {
+    webhook_deliveries_resent: await resendStalledDeliveries(deps),
+    emails_resent: await resendStalledEmails(deps),
+    event_configs_repaired: await repairEventConfigs(deps),
+    object_syncs_redriven: await reconcileObjects(deps),
+  };
+  if (!isRetentionMinute(scheduledTime)) {
+    log("info", "sweep", redriven);
+    return;
+  }
   const logsPurged = await purgeExpiredLogs(deps);
   const keysPurged = await purgeIdempotencyKeys(deps);
-  const configsRepaired = await repairEventConfigs(deps);
-  const deliveriesResent = await resendStalledDeliveries(deps);
-  const emailsResent = await resendStalledEmails(deps);
-  const objectsSynced = await reconcileObjects(deps);
   await pruneDeliveryLog(deps);
-  log("info", "sweep", {
-    logs_purged: logsPurged,
-    idempotency_keys_purged: keysPurged,
-    event_configs_repaired: configsRepaired,
-    webhook_deliveries_resent: deliveriesResent,
-    emails_resent: emailsResent,
-    object_syncs_redriven: objectsSynced,
-  });
+  log("info", "sweep", { ...redriven, logs_purged: logsPurged, idempotency_keys_purged: keysPurged });
 }

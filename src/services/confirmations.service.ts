@@ -8,6 +8,8 @@ import type { Deps } from "./deps";
 import { orderEmail, outboxStatement } from "./emails.service";
 import { seedsForOrder } from "./order-drafts";
 import { announceFinal, finalStatements } from "./order-placement";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
 
 /**
  * `GET /orders/confirm/<token>` (decisions.md 5.7 and 14): the customer confirms a booking with the token of the
@@ -33,6 +35,7 @@ export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ 
   const confirmed: OrderRow = { ...order, paymentStatus: `${order.paymentStatus} - confirmed`, awaitsConfirmation: false, finalizeToken: token };
   const { writes } = finalStatements(deps, confirmed, event, seeds, order.deductions, ours);
   const email = outboxStatement(deps, orderEmail(deps, confirmed, event, "confirmed", seeds.some((s) => s.personalise)), order.id, ours);
+  const created = await orderTopicStatements(deps, "order.created", confirmed, event, ours);
   const results = await db.batch([
     db
       .update(orders)
@@ -40,11 +43,13 @@ export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ 
       .where(and(eq(orders.id, order.id), eq(orders.awaitsConfirmation, true)))
       .returning({ id: orders.id }),
     ...writes,
+    ...created,
     email,
   ]);
   if ((results[0] as { id: number }[]).length > 0) {
     const emailIds = (results[results.length - 1] as { id: number }[]).map((r) => r.id);
     announceFinal(deps, [{ order: confirmed, event, seeds }], emailIds);
+    deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
     return { order: confirmed, event };
   }
   const now = await db.select().from(orders).where(eq(orders.id, order.id)).get();

@@ -10,6 +10,8 @@ export interface OutgoingEmail {
   fromEmail: string;
   subject: string;
   html: string;
+  /** The same for every attempt of one email; a provider that takes one sends the email once. */
+  idempotencyKey: string;
 }
 
 export type SendResult = { ok: true } | { ok: false; error: string; retryable: boolean };
@@ -36,7 +38,10 @@ export function mailbox(name: string, address: string): string {
   return `"${clean.replace(/(["\\])/g, "\\$1")}" <${address}>`;
 }
 
-/** Resend's HTTP API (`POST /emails` with a bearer key). 429 and 5xx are worth retrying; other 4xx are not. */
+/**
+ * Resend's HTTP API (`POST /emails` with a bearer key and an `Idempotency-Key`). 429 and 5xx are worth retrying, and
+ * a 409 for a request with the same key still in progress; other 4xx are not.
+ */
 export function resendProvider(config: Pick<Config, "allowHttpOutbound" | "email">): EmailProvider {
   return {
     name: "resend",
@@ -45,13 +50,18 @@ export function resendProvider(config: Pick<Config, "allowHttpOutbound" | "email
       const body = JSON.stringify({ from, to: [email.to], subject: email.subject, html: email.html, ...(email.bcc ? { bcc: [email.bcc] } : {}) });
       const x = await exchange(
         config.email.apiUrl,
-        { method: "POST", headers: { Authorization: `Bearer ${config.email.apiKey}`, "Content-Type": "application/json" }, body },
+        {
+          method: "POST",
+          headers: { Authorization: `Bearer ${config.email.apiKey}`, "Content-Type": "application/json", "Idempotency-Key": email.idempotencyKey },
+          body,
+        },
         { allowHttp: config.allowHttpOutbound, timeoutMs: 10_000 },
       );
       if (succeeded(x)) return { ok: true };
       if (!x.response) return { ok: false, error: x.error ?? "no answer", retryable: true };
       const code = x.response.code;
-      return { ok: false, error: `HTTP ${code}: ${x.response.body.slice(0, 300)}`, retryable: code === 429 || code >= 500 };
+      const inProgress = code === 409 && x.response.body.includes("concurrent_idempotent_requests");
+      return { ok: false, error: `HTTP ${code}: ${x.response.body.slice(0, 300)}`, retryable: code === 429 || code >= 500 || inProgress };
     },
   };
 }

@@ -1,7 +1,8 @@
-import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count as countRows, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { inIds, insertIf } from "../db/client";
 import { emails } from "../db/schema";
 import { pageWindow } from "../http/paging";
+import { LOST_MESSAGE_S } from "../queues/job-queue";
 import type { EmailJob } from "../queues/messages";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
@@ -61,19 +62,29 @@ export async function enqueueEmails(deps: Deps, ids: readonly number[]): Promise
 }
 
 /**
+ * The provider's idempotency key of an outbox row: every attempt of the row sends the same key, so a send the
+ * provider took but we never recorded (a crash, a timeout) is not sent again. The creation time keeps the key
+ * apart from a row of the same id in a database recreated within the provider's window (24 h at Resend).
+ */
+export function emailIdempotencyKey(row: Pick<EmailRow, "id" | "createdAt">): string {
+  return `outbox-email/${row.id}-${row.createdAt}`;
+}
+
+/**
  * One attempt to send one outbox row (the queue consumer's work), claimed in D1 first so a message delivered twice
- * sends once. A retryable failure is tried again after the next delay; the last failure is logged.
+ * (or sent again by the sweep) sends once; the claim moves `due_at` to now, so the sweep leaves an attempt in flight
+ * alone. A retryable failure is tried again after the next delay; the last failure is logged.
  */
 export async function sendQueuedEmail(deps: Deps, job: EmailJob): Promise<void> {
   const { db } = deps;
   const claimed = await db
     .update(emails)
-    .set({ attempts: job.attempt })
+    .set({ attempts: job.attempt, dueAt: deps.now() })
     .where(and(eq(emails.id, job.emailId), eq(emails.status, "queued"), eq(emails.attempts, job.attempt - 1)))
     .returning()
     .get();
   if (!claimed) return;
-  const result = await emailProvider(deps.config).send({ ...claimed, html: claimed.body });
+  const result = await emailProvider(deps.config).send({ ...claimed, html: claimed.body, idempotencyKey: emailIdempotencyKey(claimed) });
   const now = deps.now();
   if (result.ok) {
     await db.update(emails).set({ status: "sent", sentAt: now, lastError: "" }).where(eq(emails.id, claimed.id));
@@ -96,18 +107,21 @@ export async function sendQueuedEmail(deps: Deps, job: EmailJob): Promise<void> 
   ]);
 }
 
-/** The sweep: queued emails long past their due time (their queue message was lost) go again. */
-export async function resendStalledEmails(deps: Deps, graceSeconds = 15 * 60): Promise<number> {
+/**
+ * The sweep: queued emails whose next attempt was due more than LOST_MESSAGE_S ago lost their queue message (or it
+ * is late): that attempt is sent again. As for webhook deliveries, picking the rows is one statement, and the claim
+ * by attempt number lets a late original and its re-send make one attempt between them.
+ */
+export async function resendStalledEmails(deps: Deps): Promise<number> {
   const now = deps.now();
-  const stalled = await deps.db
-    .select({ id: emails.id, attempts: emails.attempts })
+  const stalled = deps.db
+    .select({ id: emails.id })
     .from(emails)
-    .where(and(eq(emails.status, "queued"), sql`${emails.dueAt} < ${now - graceSeconds}`))
+    .where(and(eq(emails.status, "queued"), lt(emails.dueAt, now - LOST_MESSAGE_S)))
     .limit(500);
-  if (stalled.length === 0) return 0;
-  await deps.db.update(emails).set({ dueAt: now }).where(inIds(emails.id, stalled.map((s) => s.id)));
-  await deps.jobs.sendAll(stalled.map((s) => ({ v: 1, kind: "email.send", emailId: s.id, attempt: s.attempts + 1 })));
-  return stalled.length;
+  const resent = await deps.db.update(emails).set({ dueAt: now }).where(inArray(emails.id, stalled)).returning({ id: emails.id, attempts: emails.attempts });
+  if (resent.length > 0) await deps.jobs.sendAll(resent.map((s) => ({ v: 1, kind: "email.send", emailId: s.id, attempt: s.attempts + 1 })));
+  return resent.length;
 }
 
 export interface ListEmailsQuery {

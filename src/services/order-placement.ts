@@ -13,7 +13,8 @@ import { insertTicketRows } from "./ticket-rows";
 import { seatText, type Seat } from "./seat-plan";
 import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
 import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds, type TicketSeed } from "./stock.service";
-import { orderTopic } from "./topics";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
 
 /** A hold must reach D1 well inside the object's deadline (HOLD_MS, 90 s); past this the order is abandoned. */
 const MAX_HOLD_TO_WRITE_MS = 60_000;
@@ -59,10 +60,10 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
 
 /**
  * After a batch that made orders final: the objects take their units and learn their tickets, each then clearing
- * the intent the batch recorded (a lost call leaves it to the reconciler); topics and emails go.
+ * the intent the batch recorded (a lost call leaves it to the reconciler); emails go.
  */
 export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; event: EventRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
-  for (const { order, event, seeds } of finals) {
+  for (const { order, seeds } of finals) {
     const info = { orderId: order.id, name: order.name, email: order.email };
     deps.defer(() =>
       Promise.all(
@@ -73,7 +74,6 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; ev
         }),
       ),
     );
-    orderTopic(deps, "order.created", order, event);
   }
   deps.defer(() => enqueueEmails(deps, emailIds));
 }
@@ -165,18 +165,21 @@ export async function placeOrders(
   const emailStatements = [...finals.flatMap((f) => (f.email ? [f.email] : [])), ...confirmRequests];
   // Orders that wait (payment, confirmation): their objects must learn the deadline; final ones record it above.
   const waitIntents = final ? [] : ordered.flatMap((d) => syncIntents(deps, d.uid, stockEventIds(d.plan.deductions), WAIT));
+  const created = final ? await Promise.all(rows.map((row, i) => orderTopicStatements(deps, "order.created", row, ordered[i]!.event))) : [];
   const claimStatements = ordered.flatMap((d) => {
     const claims = options.claims?.get(d.uid) ?? [];
     return claims.length > 0 ? [deps.db.insert(orderClaims).values([...claims])] : [];
   });
   let placed: OrderRow[];
   let emailIds: number[];
+  let deliveryIds: string[];
   try {
     if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the holds are too old to be written safely");
     const inserts = rows.map(({ id: _id, ...values }) => deps.db.insert(orders).values(values).returning());
-    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...waitIntents, ...finals.flatMap((f) => f.writes), ...emailStatements]);
+    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...waitIntents, ...finals.flatMap((f) => f.writes), ...created.flat(), ...emailStatements]);
     placed = results.slice(0, rows.length).map((r) => (r as OrderRow[])[0]!);
     emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
+    deliveryIds = writtenDeliveries(results);
   } catch (err) {
     await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
     // A claim refused in the batch: a parallel order by the same person got there first.
@@ -189,6 +192,7 @@ export async function placeOrders(
 
   if (final) {
     announceFinal(deps, placed.map((order, i) => ({ order, event: ordered[i]!.event, seeds: ordered[i]!.seeds })), emailIds);
+    deps.defer(() => enqueueDeliveries(deps, deliveryIds));
   } else {
     // Open orders keep their payment deadline in the objects; unconfirmed ones their confirmation timeout.
     const deadline = awaiting ? options.confirmation!.deadline : expiresAt;

@@ -14,7 +14,8 @@ import { revokeTicketRows } from "./ticket-rows";
 import { writeLogStatement } from "./logs.service";
 import { isFinalOrder } from "../db/order-status";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
-import { orderTopic } from "./topics";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
 import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "./order-rules";
 import { draftOrder, catalogueStatements, type Catalogue } from "./order-drafts";
 import { confirmationFor, whoMayOrder } from "./order-eligibility";
@@ -99,34 +100,39 @@ export interface OrderContactChanges {
   email?: string;
 }
 
-/** Only `custom_status`, `name` and `email` change; the event objects' tickets learn the new name and email. */
+/**
+ * Only `custom_status`, `name` and `email` change; the event objects' tickets learn the new name and email.
+ * `order.updated` carries the order as this change leaves it.
+ */
 export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderContactChanges): Promise<OrderRow> {
-  const emailKey = (changes.email ?? current.email).toLowerCase();
-  let rows: OrderRow[];
+  const email = changes.email ?? current.email;
+  const next: OrderRow = {
+    ...current,
+    customStatus: changes.customStatus ?? current.customStatus,
+    name: changes.name ?? current.name,
+    email,
+    emailKey: email.toLowerCase(),
+    modifiedAt: deps.now(),
+  };
+  const event = await deps.db.select().from(events).where(eq(events.id, current.eventId)).get();
+  const stillThere = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${current.id})`;
+  const topic = await orderTopicStatements(deps, "order.updated", next, event, stillThere);
+  let results;
   try {
     // The order's who-may-order claims follow its email, in the same batch (a taken email refuses the change).
-    [rows] = await deps.db.batch([
-      deps.db
-        .update(orders)
-        .set({
-          customStatus: changes.customStatus ?? current.customStatus,
-          name: changes.name ?? current.name,
-          email: changes.email ?? current.email,
-          emailKey,
-          modifiedAt: deps.now(),
-        })
-        .where(eq(orders.id, current.id))
-        .returning(),
+    const { customStatus, name, emailKey, modifiedAt } = next;
+    results = await deps.db.batch([
+      deps.db.update(orders).set({ customStatus, name, email, emailKey, modifiedAt }).where(eq(orders.id, current.id)).returning(),
       deps.db.update(orderClaims).set({ emailKey }).where(eq(orderClaims.orderUid, current.uid)),
+      ...topic,
     ]);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict("Another live order of that email already holds this event (unique users).", "order_already_ordered");
     throw err;
   }
-  const updated = rows[0];
+  const updated = results[0][0];
   if (!updated) throw invalidId("order");
-  const event = await deps.db.select().from(events).where(eq(events.id, updated.eventId)).get();
-  orderTopic(deps, "order.updated", updated, event);
+  deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
   await purgeOrderPdfs(deps, [updated.uid]);
   if (changes.name !== undefined || changes.email !== undefined) {
     deps.defer(() => confirmStock(deps, updated.uid, stockEventIds(updated.deductions), { orderId: updated.id, name: updated.name, email: updated.email }));
@@ -166,12 +172,13 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
     ...unrefunded,
     ...(final ? soldUpdates(deps, current.deductions, -1, stillThere) : []),
     ...syncIntents(deps, current.uid, stockEventIds(current.deductions), RELEASE, stillThere),
+    ...(await orderTopicStatements(deps, "order.deleted", current, undefined, stillThere)),
     db.delete(orders).where(eq(orders.id, current.id)).returning({ id: orders.id }),
   ]);
   const removed = results[results.length - 1] as { id: number }[];
   if (removed.length === 0) throw invalidId("order");
+  deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
   await releaseOrder(deps, current.uid, stockEventIds(current.deductions));
   await purgeOrderPdfs(deps, [current.uid]);
-  orderTopic(deps, "order.deleted", current, undefined);
 }
 

@@ -17,6 +17,8 @@ import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-pl
 import { providerOfPayment } from "./payment-providers";
 import { seatText, type Seat } from "./seat-plan";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
 
 export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };
 
@@ -26,7 +28,7 @@ async function eventOf({ db }: Deps, id: number): Promise<EventRow | undefined> 
 
 /**
  * Makes a payable order final, once: one batch sets `paid` (only from `from` statuses) with a fresh token, and
- * writes tickets, `sold` and the new-order email under that token. A second notification finds the order paid and
+ * writes tickets, `sold`, the new-order email and the `order.created` deliveries under that token. A second notification finds the order paid and
  * its batch writes nothing.
  */
 async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from: readonly string[]): Promise<boolean> {
@@ -37,6 +39,7 @@ async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from
   const ours = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND finalize_token = ${token})`;
   const paid: OrderRow = { ...order, paymentStatus: "paid", paymentId, expiresAt: null, finalizeToken: token };
   const { writes, email } = finalStatements(deps, paid, event, seeds, order.deductions, ours);
+  const created = await orderTopicStatements(deps, "order.created", paid, event, ours);
   const results = await deps.db.batch([
     deps.db
       .update(orders)
@@ -44,11 +47,13 @@ async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from
       .where(and(eq(orders.id, order.id), inArray(orders.paymentStatus, [...from])))
       .returning({ id: orders.id }),
     ...writes,
+    ...created,
     ...(email ? [email] : []),
   ]);
   if ((results[0] as { id: number }[]).length === 0) return false; // finalised by another notification, or no longer payable
   const emailIds = email ? (results[results.length - 1] as { id: number }[]).map((r) => r.id) : [];
   announceFinal(deps, [{ order: paid, event, seeds }], emailIds);
+  deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
   return true;
 }
 

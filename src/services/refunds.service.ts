@@ -15,7 +15,8 @@ import { providerOfPayment } from "./payment-providers";
 import { soldUpdates, stockEventIds } from "./stock.service";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { revokeTicketRows } from "./ticket-rows";
-import { orderTopic } from "./topics";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
 
 /**
  * Refunds (decisions.md 10, 13): the send call checks each order and queues the rest; the queue consumer refunds
@@ -98,6 +99,8 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
   // Everything rides on the order still being paid and claimed by us; the status flips last, so of two consumers
   // only one batch writes (the same pattern as deleting an order).
   const ours = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${orderId} AND payment_status = 'paid' AND refund_started_at = ${now})`;
+  const refunded: OrderRow = { ...claimed, paymentStatus: "refunded", refundStartedAt: null, modifiedAt: now };
+  const event = await db.select().from(events).where(eq(events.id, claimed.eventId)).get();
   const results = await db.batch([
     revokeTicketRows(deps, and(eq(tickets.orderId, orderId), ours)!),
     db.delete(tickets).where(and(eq(tickets.orderId, orderId), ours)),
@@ -105,6 +108,7 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
     ...soldUpdates(deps, claimed.deductions, -1, ours),
     writeLogStatement(deps, { eventId: claimed.eventId, orderId, logType: "Payment", description: `Order ${orderId} was refunded (${money}).` }, ours),
     ...syncIntents(deps, claimed.uid, stockEventIds(claimed.deductions), RELEASE, ours),
+    ...(await orderTopicStatements(deps, "order.refunded", refunded, event, ours)),
     db
       .update(orders)
       .set({ paymentStatus: "refunded", refundStartedAt: null, modifiedAt: now })
@@ -113,8 +117,7 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
   ]);
   const order = (results[results.length - 1] as OrderRow[])[0];
   if (!order) return;
-  const event = await db.select().from(events).where(eq(events.id, order.eventId)).get();
+  deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
   await releaseOrder(deps, order.uid, stockEventIds(order.deductions));
   await purgeOrderPdfs(deps, [order.uid]);
-  orderTopic(deps, "order.refunded", order, event);
 }

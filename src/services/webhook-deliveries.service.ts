@@ -1,8 +1,10 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { insertFrom } from "../db/client";
 import { events, webhookDeliveries, webhooks } from "../db/schema";
 import { log } from "../lib/log";
 import { succeeded } from "../lib/outbound";
 import { randomHex } from "../lib/random";
+import { LOST_MESSAGE_S } from "../queues/job-queue";
 import type { WebhookDeliveryJob } from "../queues/messages";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
@@ -33,9 +35,16 @@ export interface TopicOccurrence {
   source: string;
 }
 
+/** A topic's occurrence as it is written: the body as JSON text, or as SQL giving it inside the caller's batch. */
+export interface TopicRecord {
+  eventId: number;
+  body: string | SQL;
+  source: string;
+}
+
 /**
- * The topics some enabled webhook listens to, kept per isolate for a few seconds so that busy paths (scans,
- * downloads) pay no D1 read when nobody listens. Changes made in this isolate clear it at once; a webhook enabled
+ * The topics some enabled webhook listens to, kept per isolate for a few seconds so that busy paths (orders, scans,
+ * downloads) pay nothing when nobody listens. Changes made in this isolate clear it at once; a webhook enabled
  * through another isolate is noticed within TOPICS_TTL_MS.
  */
 const TOPICS_TTL_MS = 10_000;
@@ -54,37 +63,53 @@ export async function isListenedTo({ db }: Deps, topic: WebhookTopic): Promise<b
 }
 
 /**
- * The one function every module calls when a topic occurs: a delivery row per enabled webhook of the topic
- * (while the event has `webhooks_needed`, for topics about an event's orders, scans and downloads), then a queue
- * message each. Rows are written before the messages, so the sweep can re-send what a crash left unsent.
+ * A topic's deliveries as statements for the caller's batch, so they commit with the change they report or not at
+ * all: one pending row per enabled webhook of the topic (while the event has `webhooks_needed`, for topics about
+ * an event's orders, scans and downloads), and `pending` raised on those webhooks. Both pick the same webhooks, the
+ * batch being atomic; `onlyIf` guards both. The delivery id is made in SQL (32 hex, as newDeliveryId), since which
+ * webhooks listen is known only there; the insert returns it as `deliveryId` (see writtenDeliveries).
+ */
+export function deliveryStatements(deps: Deps, topic: WebhookTopic, record: TopicRecord, onlyIf?: SQL) {
+  const { db } = deps;
+  const now = deps.now();
+  const wanted =
+    topic.startsWith("event.") || record.eventId === 0
+      ? undefined
+      : sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${record.eventId} AND ${events.webhooksNeeded} = 1)`;
+  const listening = and(eq(webhooks.topic, topic), eq(webhooks.enabled, true), wanted, onlyIf);
+  const row = { id: sql`lower(hex(randomblob(16)))`, webhookId: webhooks.id, topic, eventId: record.eventId, body: record.body, source: record.source, createdAt: now, dueAt: now };
+  return [
+    insertFrom(db, webhookDeliveries, row, sql`${webhooks}`, listening).returning({ deliveryId: webhookDeliveries.id }),
+    db.update(webhooks).set({ pending: sql`${webhooks.pending} + 1` }).where(listening),
+  ] as const;
+}
+
+/**
+ * The ids of the deliveries a batch wrote, read from its results: only the insert of deliveryStatements returns
+ * rows with a `deliveryId`, so callers need not track where in their batch it stands.
+ */
+export function writtenDeliveries(results: readonly unknown[]): string[] {
+  return results.flatMap((r) => (Array.isArray(r) ? r : [])).flatMap((row: { deliveryId?: unknown }) => (typeof row?.deliveryId === "string" ? [row.deliveryId] : []));
+}
+
+/**
+ * After the batch: attempt 1 of each delivery. Only speeds things up: a message lost here (a crash, a failed send)
+ * leaves a pending row the sweep re-sends.
+ */
+export async function enqueueDeliveries(deps: Deps, deliveryIds: readonly string[]): Promise<void> {
+  if (deliveryIds.length > 0) await deps.jobs.sendAll(deliveryIds.map((deliveryId) => ({ v: 1, kind: "webhook.deliver", deliveryId, attempt: 1 })));
+}
+
+/**
+ * Fires a topic on its own, where no batch of the change is at hand (events, scans, downloads): the delivery rows in
+ * one batch, then the queue messages. A crash before the rows are written loses the notification.
  */
 export async function fireTopic(deps: Deps, topic: WebhookTopic, occurrence: TopicOccurrence): Promise<number> {
-  const { db } = deps;
   if (!(await isListenedTo(deps, topic))) return 0;
-  const hooks = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.topic, topic), eq(webhooks.enabled, true)));
-  if (hooks.length === 0) return 0;
-  if (!topic.startsWith("event.") && occurrence.eventId !== 0) {
-    const event = await db.select({ on: events.webhooksNeeded }).from(events).where(eq(events.id, occurrence.eventId)).get();
-    if (!event?.on) return 0;
-  }
-  const now = deps.now();
-  const body = JSON.stringify(occurrence.payload);
-  const rows = hooks.map((h) => ({
-    id: newDeliveryId(),
-    webhookId: h.id,
-    topic,
-    eventId: occurrence.eventId,
-    body,
-    source: occurrence.source,
-    createdAt: now,
-    dueAt: now,
-  }));
-  await db.batch([
-    db.insert(webhookDeliveries).values(rows),
-    db.update(webhooks).set({ pending: sql`${webhooks.pending} + 1` }).where(inArray(webhooks.id, hooks.map((h) => h.id))),
-  ]);
-  await deps.jobs.sendAll(rows.map((r) => ({ v: 1, kind: "webhook.deliver", deliveryId: r.id, attempt: 1 })));
-  return rows.length;
+  const [insert, bump] = deliveryStatements(deps, topic, { eventId: occurrence.eventId, body: JSON.stringify(occurrence.payload), source: occurrence.source });
+  const [written] = await deps.db.batch([insert, bump]);
+  await enqueueDeliveries(deps, written.map((w) => w.deliveryId));
+  return written.length;
 }
 
 /** Fires without holding up the answer; a failure to fire is logged, never raised to the caller. */
@@ -94,22 +119,23 @@ export function fireTopicLater(deps: Deps, topic: WebhookTopic, occurrence: Topi
 
 /**
  * One attempt of one delivery (the queue consumer's work). The attempt is claimed in D1 first, so a message the
- * queue delivers twice is sent once. 2xx: delivered. Otherwise the next attempt is queued after the scheme's
- * minutes; after the last retry the delivery has failed, is logged, and past `failure_threshold` failures the
- * webhook is disabled.
+ * queue delivers twice (or the sweep sent again) is sent once; the claim also moves `due_at` to now, so the sweep
+ * leaves an attempt in flight alone (it ends within the 10 s timeout, well inside LOST_MESSAGE_S). 2xx: delivered.
+ * Otherwise the next attempt is queued after the scheme's minutes; after the last retry the delivery has failed,
+ * is logged, and past `failure_threshold` failures the webhook is disabled.
  */
 export async function attemptDelivery(deps: Deps, job: WebhookDeliveryJob): Promise<void> {
   const { db } = deps;
+  const now = deps.now();
   const claimed = await db
     .update(webhookDeliveries)
-    .set({ attempts: job.attempt })
+    .set({ attempts: job.attempt, dueAt: now })
     .where(and(eq(webhookDeliveries.id, job.deliveryId), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, job.attempt - 1)))
     .returning()
     .get();
   if (!claimed) return; // already attempted (a duplicate message), finished, or dropped with its webhook
   const hook = await db.select().from(webhooks).where(eq(webhooks.id, claimed.webhookId)).get();
   if (!hook) return;
-  const now = deps.now();
   const isRetry = job.attempt > 1;
   const exchange = await sendWebhook(deps, hook, { deliveryId: claimed.id, topic: claimed.topic, body: claimed.body, source: claimed.source });
   const retryCounters = isRetry ? { retries: sql`${webhooks.retries} + 1`, lastRetry: now } : {};
@@ -155,19 +181,27 @@ export async function attemptDelivery(deps: Deps, job: WebhookDeliveryJob): Prom
   log("warn", "webhook delivery failed", { webhook_id: hook.id, delivery_id: claimed.id, attempts: job.attempt });
 }
 
-/** The sweep: deliveries left pending long past their due time (their queue message was lost) go again. */
-export async function resendStalledDeliveries(deps: Deps, graceSeconds = 15 * 60): Promise<number> {
+/**
+ * The sweep: pending deliveries whose next attempt was due more than LOST_MESSAGE_S ago lost their queue message
+ * (or it is late): that attempt is sent again, with the same delivery id. Choosing the rows and moving their
+ * `due_at` is one statement, so overlapping sweeps do not both pick a row; and since the consumer claims by attempt
+ * number, a late original and its re-send make one attempt between them.
+ */
+export async function resendStalledDeliveries(deps: Deps): Promise<number> {
   const { db } = deps;
   const now = deps.now();
-  const stalled = await db
-    .select({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts })
+  const stalled = db
+    .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, "pending"), sql`${webhookDeliveries.dueAt} < ${now - graceSeconds}`))
+    .where(and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.dueAt, now - LOST_MESSAGE_S)))
     .limit(500);
-  if (stalled.length === 0) return 0;
-  await db.update(webhookDeliveries).set({ dueAt: now }).where(inArray(webhookDeliveries.id, stalled.map((s) => s.id)));
-  await deps.jobs.sendAll(stalled.map((s) => ({ v: 1, kind: "webhook.deliver", deliveryId: s.id, attempt: s.attempts + 1 })));
-  return stalled.length;
+  const resent = await db
+    .update(webhookDeliveries)
+    .set({ dueAt: now })
+    .where(inArray(webhookDeliveries.id, stalled))
+    .returning({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts });
+  if (resent.length > 0) await deps.jobs.sendAll(resent.map((s) => ({ v: 1, kind: "webhook.deliver", deliveryId: s.id, attempt: s.attempts + 1 })));
+  return resent.length;
 }
 
 /** The delivery log keeps the newest 100 finished deliveries per webhook. */

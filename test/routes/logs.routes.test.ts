@@ -48,9 +48,10 @@ async function dbCount(where?: ReturnType<typeof eq>) {
   return row!.n;
 }
 
+/** The sweep of a tenth minute, the one that does retention. */
 async function runSweep() {
   const ctx = createExecutionContext();
-  worker.scheduled(createScheduledController({ cron: "*/10 * * * *" }), env, ctx);
+  worker.scheduled(createScheduledController({ scheduledTime: Math.floor(Date.now() / 600_000) * 600_000, cron: "* * * * *" }), env, ctx);
   await waitOnExecutionContext(ctx);
 }
 

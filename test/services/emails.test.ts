@@ -127,6 +127,8 @@ describe("the Resend provider", () => {
     expect(request.path).toBe("/resend-shape/emails");
     expect(request.headers["authorization"]).toBe("Bearer re_test");
     expect(request.headers["content-type"]).toMatch(/^application\/json\b/);
+    // Derived from the outbox row, so Resend sends a re-sent attempt once.
+    expect(request.headers["idempotency-key"]).toBe(`outbox-email/${row.id}-${row.createdAt}`);
     expect(parsed(request)).toStrictEqual({
       from: "Acme Events <events@acme.test>",
       to: ["ann.smith@example.com"],
@@ -227,8 +229,9 @@ describe("sendQueuedEmail: retries and failures", () => {
 
     const got = await receivedBy("resend-flaky");
     expect(got).toHaveLength(3);
-    // Every attempt sends the same message.
+    // Every attempt sends the same message under the same idempotency key.
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
+    expect(new Set(got.map((r) => r.headers["idempotency-key"]))).toEqual(new Set([`outbox-email/${row.id}-${row.createdAt}`]));
     expect(await logsOfOrder(row.orderId)).toEqual([]);
   });
 
@@ -254,6 +257,24 @@ describe("sendQueuedEmail: retries and failures", () => {
     expect(row).toMatchObject({ status: "queued", attempts: 1, dueAt: NOW + 60 });
     expect(row.lastError).not.toBe("");
     expect(sent).toEqual([{ job: job(unreachable.id, 2), delaySeconds: 60 }]);
+  });
+
+  it("a 409 for the same idempotency key still in progress is retried; another 409 fails at once", async () => {
+    const inProgress = { name: "concurrent_idempotent_requests", message: "Same idempotency key used while original request is still in progress" };
+    await programStub("resend-409-busy", { status: 409, body: JSON.stringify({ statusCode: 409, ...inProgress }) });
+    const busy = await outboxRow();
+    const a = resendDeps("resend-409-busy");
+    await sendQueuedEmail(a.deps, job(busy.id, 1));
+    expect(await rowOf(busy.id)).toMatchObject({ status: "queued", attempts: 1, dueAt: NOW + 60 });
+    expect(a.sent).toEqual([{ job: job(busy.id, 2), delaySeconds: 60 }]);
+
+    const reused = { name: "invalid_idempotent_request", message: "Same idempotency key used with a different request payload" };
+    await programStub("resend-409-other", { status: 409, body: JSON.stringify({ statusCode: 409, ...reused }) });
+    const other = await outboxRow();
+    const b = resendDeps("resend-409-other");
+    await sendQueuedEmail(b.deps, job(other.id, 1));
+    expect(await rowOf(other.id)).toMatchObject({ status: "failed", attempts: 1 });
+    expect(b.sent).toEqual([]);
   });
 
   it("a 400 from the API fails at once: status failed, last_error kept, a log entry, no retry", async () => {

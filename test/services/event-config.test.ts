@@ -45,7 +45,7 @@ async function expectObjectMatchesD1(eventId: number): Promise<EventConfig> {
 
 async function runSweep(): Promise<void> {
   const ctx = createExecutionContext();
-  worker.scheduled(createScheduledController({ cron: "*/10 * * * *" }), env, ctx);
+  worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env, ctx);
   await waitOnExecutionContext(ctx);
 }
 
