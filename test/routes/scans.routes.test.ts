@@ -1,7 +1,8 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { webhooks } from "../../src/db/schema";
+import { orders, webhooks } from "../../src/db/schema";
 import { eventObject } from "../../src/durable-objects/event.client";
 import type { EventObject } from "../../src/durable-objects/event.do";
 import worker from "../../src/index";
@@ -1136,6 +1137,40 @@ describe("scans.record: at least once, in any order", () => {
       [2, 9, 1],
     ]);
     expect(await eventSold(f.event.id)).toBe(1);
+  });
+
+  it("a reloading exit sent again after its ticket's reset was written (its row gone) gives no second unit back", async () => {
+    const f = await fixture({ event: { stock: 10, reload_on_exit_needed: true }, counts: [2] });
+    const ticket = f.tickets[0]!;
+    const deps = depsFromEnv(env);
+    const exit = jobOf(f, ticket, [
+      { seq: 1, level: 0 },
+      { seq: 2, level: 9, reloaded: true },
+    ]);
+    expect(await recordScans(deps, exit)).toBe(2);
+    expect(await eventSold(f.event.id)).toBe(1);
+    expect(await recordScans(deps, jobOf(f, ticket, [{ seq: 3, level: 6 }]))).toBe(1);
+    // The acknowledgement of the exit was lost: the object sends it again.
+    expect(await recordScans(deps, exit)).toBe(0);
+    expect((await d1Scans(f.event.id)).map((r) => [r.seq, r.level])).toEqual([[3, 6]]);
+    expect(await eventSold(f.event.id)).toBe(1);
+    const [order] = await db.select({ deductions: orders.deductions }).from(orders).where(eq(orders.id, f.order.id));
+    expect(order!.deductions.reduce((n, d) => n + d.eventUnits, 0)).toBe(1);
+  });
+
+  it("a reloading exit whose first message was lost, arriving after its ticket's reset, gives its unit back once", async () => {
+    const f = await fixture({ event: { stock: 10, reload_on_exit_needed: true }, counts: [2] });
+    const ticket = f.tickets[0]!;
+    const deps = depsFromEnv(env);
+    expect(await recordScans(deps, jobOf(f, ticket, [{ seq: 1, level: 0 }]))).toBe(1);
+    expect(await recordScans(deps, jobOf(f, ticket, [{ seq: 3, level: 6 }]))).toBe(1);
+    const exit = jobOf(f, ticket, [{ seq: 2, level: 9, reloaded: true }]);
+    // Not written (the reset removed the history it belongs to), but the object did give the unit back.
+    expect(await recordScans(deps, exit)).toBe(0);
+    expect(await eventSold(f.event.id)).toBe(1);
+    expect(await recordScans(deps, exit)).toBe(0);
+    expect(await eventSold(f.event.id)).toBe(1);
+    expect((await d1Scans(f.event.id)).map((r) => [r.seq, r.level])).toEqual([[3, 6]]);
   });
 
   it("a scan older than a reset already written is not written; the reset removes what came before it", async () => {
