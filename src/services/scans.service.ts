@@ -13,10 +13,11 @@ function firstCounted(eventId: number) {
 
 /**
  * The `scans.record` job: scans an event object decided, written to D1 in one batch and announced as
- * `scan.created`. At least once: a scan already written (same event and seq) is skipped, and so is its
- * announcement. A reset removes the ticket's earlier rows; a scan older than a reset already written is not
- * written (messages may arrive out of order). An exit that gave a unit back lowers the event's `sold` and the
- * order's counted units there once, as `scan_reloads` records: its row may be gone by then, removed by a reset.
+ * `scan.created`. At least once (the object sends a scan again until told it is here): a scan already written
+ * (same event and seq) is skipped, and so is its announcement. A reset removes the ticket's earlier rows; a scan
+ * older than a reset already written is not written (messages may arrive out of order). An exit that gave a unit
+ * back lowers the event's `sold` and the order's counted units there once, as `scan_reloads` records: its row may
+ * be gone by then, removed by a reset.
  */
 export async function recordScans(deps: Deps, job: ScansRecordJob): Promise<number> {
   const { db } = deps;
