@@ -430,6 +430,19 @@ export const scans = sqliteTable(
   ],
 );
 
+/**
+ * The reloading exits whose unit D1 has given back (`sold`, the order's counted units), by event and seq. A reset
+ * deletes the exit's scan row, so only this tells a late copy of the exit, which must not give the unit back again.
+ */
+export const scanReloads = sqliteTable(
+  "scan_reloads",
+  {
+    eventId: integer("event_id").notNull(),
+    seq: integer("seq").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.seq] })],
+);
+
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {

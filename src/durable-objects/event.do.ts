@@ -1,9 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { LIVE_STATUSES } from "../db/order-status";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 import type { EventConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
+import * as outbox from "./scan-outbox";
 
 /**
  * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a
@@ -14,10 +16,6 @@ export const HOLD_MS = 90_000;
 
 /** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
 const EXPIRY_RETRY_MS = 60_000;
-
-/** Scans wait this long for others to join them on their way to D1 (one queue message carries up to 100): a busy door sends few, large batches. */
-const SCAN_FLUSH_MS = 1_000;
-const SCANS_PER_MESSAGE = 100;
 
 export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
 export type ValidTicketsAnswer = { ok: true; tickets: ReturnType<typeof scans.validTickets> } | { ok: false; reason: "stale" | "unknown_key" };
@@ -62,13 +60,18 @@ export class EventObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => this.migrate());
+    ctx.blockConcurrencyWhile(async () => {
+      this.migrate();
+      // Killed between recording a scan (or a hold) and setting the alarm for it, the object sets it on restart.
+      await this.scheduleAlarm();
+    });
   }
 
   private migrate(): void {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)`);
     ledger.createLedgerTables(this.sql);
     scans.createScanTables(this.sql);
+    outbox.createScanOutbox(this.sql);
   }
 
   /** The catalogue copy this object decides with, or null before the first push. */
@@ -148,7 +151,8 @@ export class EventObject extends DurableObject<Env> {
 
   /**
    * `POST /scans`, decided here from this object's own state: no D1 on the way. A recorded scan is durable before
-   * the answer leaves (the object's storage), and the alarm hands it to the queue that writes it to D1.
+   * the answer leaves (the object's storage), and the alarm sends it to the queue that writes it to D1 until the
+   * consumer acknowledges it (`scansRecorded`).
    */
   async scan(key: string, ticketId: string, minVersion: number): Promise<ScanAnswer> {
     const found = this.keyFor(key, minVersion);
@@ -191,21 +195,28 @@ export class EventObject extends DurableObject<Env> {
 
   private async armFlush(): Promise<void> {
     if (this.flushArmed) return;
-    const at = Date.now() + SCAN_FLUSH_MS;
+    const at = Date.now() + outbox.SCAN_FLUSH_MS;
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
     this.flushArmed = true;
   }
 
-  /** Hands recorded scans to the queue (`scans.record`), oldest first; a failed send is retried by the alarm. */
-  private async flushScans(): Promise<void> {
+  /**
+   * The `scans.record` consumer's acknowledgement, sent once its D1 batch committed: these scans are in D1 and are
+   * not sent again. An unknown or already acknowledged seq changes nothing. Answers how many were newly marked.
+   */
+  scansRecorded(seqs: number[]): number {
+    return this.ctx.storage.transactionSync(() => outbox.markRecorded(this.sql, seqs));
+  }
+
+  /** A queue that refuses costs the scans their resend delay, not the rest of the alarm (holds, expiries, re-arming). */
+  private async sendScans(): Promise<void> {
     this.flushArmed = false;
     const eventId = this.config()?.eventId;
-    for (;;) {
-      const pending = scans.unsyncedScans(this.sql, SCANS_PER_MESSAGE);
-      if (pending.length === 0) return;
-      await this.env.JOBS.send({ v: 1, kind: "scans.record", eventId, scans: pending });
-      this.ctx.storage.transactionSync(() => scans.markSynced(this.sql, pending.map((p) => p.seq)));
+    try {
+      await outbox.sendDueScans(this.ctx.storage, this.env.JOBS, eventId, Date.now());
+    } catch (err) {
+      log("warn", "scans not sent, will send again", { event_id: eventId, error: String(err) });
     }
   }
 
@@ -237,7 +248,7 @@ export class EventObject extends DurableObject<Env> {
    * in D1 and releases; the deadline moves a minute on, so a lost message is sent again.
    */
   override async alarm(): Promise<void> {
-    await this.flushScans();
+    await this.sendScans();
     const now = Date.now();
     const due = ledger.dueTakes(this.sql, now);
     if (due.length > 0) {
@@ -275,7 +286,7 @@ export class EventObject extends DurableObject<Env> {
 
   private async scheduleAlarm(): Promise<void> {
     const deadline = ledger.nextDeadline(this.sql);
-    const flush = scans.hasUnsyncedScans(this.sql) ? Date.now() + SCAN_FLUSH_MS : null;
+    const flush = outbox.nextSendAt(this.sql, Date.now());
     const next = deadline === null ? flush : flush === null ? deadline : Math.min(deadline, flush);
     if (next === null) return;
     const current = await this.ctx.storage.getAlarm();

@@ -6,8 +6,7 @@ import type { EventConfig, ScanKeyConfig } from "./event-config";
 /**
  * The event object's scans, in its SQLite storage: every decision is made here from the object's own state (its
  * valid tickets and their scans), inside its single thread, so two scanners presenting one ticket at the same
- * instant get one `true`. Scans are kept here for good; each is marked once it has been handed to the queue
- * that writes it to D1 (reports, `scan.created`).
+ * instant get one `true`. Scans are kept here for good; `scan-outbox.ts` sees each to D1 (reports, `scan.created`).
  */
 
 /** The scan validation result of the spec (with `error` when refused). */
@@ -41,6 +40,7 @@ export interface PendingScan {
 }
 
 export function createScanTables(sql: SqlStorage): void {
+  // `synced`: D1 holds the scan (scan-outbox.ts, which also adds its send bookkeeping to this table).
   sql.exec(`CREATE TABLE IF NOT EXISTS scans (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, ticket_id TEXT NOT NULL, type_id TEXT NOT NULL, level INTEGER NOT NULL, at INTEGER NOT NULL,
     location TEXT NOT NULL, reloaded INTEGER NOT NULL DEFAULT 0, result TEXT NOT NULL, synced INTEGER NOT NULL DEFAULT 0)`);
@@ -171,39 +171,6 @@ export function ticketScans(sql: SqlStorage, ticketId: string): TicketScans | nu
     email: ticket.email ?? "",
     scans: sinceReset(sql, ticket.id).map(({ level, at, location }) => ({ level, at, location })),
   };
-}
-
-/** Scans not yet handed to the queue, oldest first. */
-export function unsyncedScans(sql: SqlStorage, limit: number): PendingScan[] {
-  return sql
-    .exec<{ seq: number; ticket_id: string; type_id: string; level: number; at: number; location: string; reloaded: number; result: string }>(
-      `SELECT seq, ticket_id, type_id, level, at, location, reloaded, result FROM scans WHERE synced = 0 ORDER BY seq LIMIT ?`,
-      limit,
-    )
-    .toArray()
-    .map((r) => {
-      const result = JSON.parse(r.result) as ScanResult;
-      return {
-        seq: r.seq,
-        ticketId: r.ticket_id,
-        orderId: result.order_id,
-        typeId: r.type_id,
-        typeName: result.type,
-        level: r.level,
-        at: r.at,
-        location: r.location,
-        reloaded: r.reloaded === 1,
-        result,
-      };
-    });
-}
-
-export function markSynced(sql: SqlStorage, seqs: readonly number[]): void {
-  for (const seq of seqs) sql.exec(`UPDATE scans SET synced = 1 WHERE seq = ?`, seq);
-}
-
-export function hasUnsyncedScans(sql: SqlStorage): boolean {
-  return sql.exec(`SELECT 1 FROM scans WHERE synced = 0 LIMIT 1`).toArray().length > 0;
 }
 
 /**

@@ -3,7 +3,13 @@ import type { JobHandler } from "./jobs.consumer";
 import { scansRecordJob } from "./messages";
 import { parseJob } from "./parse-job";
 
-/** `scans.record`: scans an event object decided, to D1 and `scan.created`. */
+/**
+ * `scans.record`: scans an event object decided, to D1 and `scan.created`; then the object is told D1 has them, so
+ * it stops sending them again. Every seq of the message is acknowledged, also those written by an earlier copy or
+ * superseded by a reset. A failed acknowledgement fails the job: its retry writes nothing new and acknowledges again.
+ */
 export const recordObjectScans: JobHandler = async (deps, _env, job) => {
-  await recordScans(deps, parseJob(scansRecordJob, job));
+  const message = parseJob(scansRecordJob, job);
+  await recordScans(deps, message);
+  await deps.eventObjects.get(message.eventId).scansRecorded(message.scans.map((s) => s.seq));
 };

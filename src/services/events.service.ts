@@ -6,6 +6,7 @@ import {
   orders,
   revokedTickets,
   scanKeys,
+  scanReloads,
   scans,
   ticketTypes,
   tickets,
@@ -372,6 +373,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   await db.batch([
     db.delete(tickets).where(eq(tickets.eventId, event.id)),
     db.delete(scans).where(eq(scans.eventId, event.id)),
+    db.delete(scanReloads).where(eq(scanReloads.eventId, event.id)),
     db.delete(revokedTickets).where(eq(revokedTickets.eventId, event.id)),
     db.delete(orders).where(eq(orders.eventId, event.id)),
     db.delete(ticketTypes).where(eq(ticketTypes.eventId, event.id)),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { insertIf } from "../db/client";
-import { events, orders, scans } from "../db/schema";
+import { events, orders, scanReloads, scans } from "../db/schema";
 import { API_BASE } from "../http/context";
 import type { ScansRecordJob } from "../queues/messages";
 import type { Deps } from "./deps";
@@ -13,10 +13,11 @@ function firstCounted(eventId: number) {
 
 /**
  * The `scans.record` job: scans an event object decided, written to D1 in one batch and announced as
- * `scan.created`. At least once: a scan already written (same event and seq) is skipped, and so is its
- * announcement. A reset removes the ticket's earlier rows; a scan older than a reset already written is not
- * written (messages may arrive out of order). An exit that gave a unit back lowers the event's `sold` and the
- * order's counted units there once.
+ * `scan.created`. At least once (the object sends a scan again until told it is here): a scan already written
+ * (same event and seq) is skipped, and so is its announcement. A reset removes the ticket's earlier rows; a scan
+ * older than a reset already written is not written (messages may arrive out of order). An exit that gave a unit
+ * back lowers the event's `sold` and the order's counted units there once, as `scan_reloads` records: its row may
+ * be gone by then, removed by a reset.
  */
 export async function recordScans(deps: Deps, job: ScansRecordJob): Promise<number> {
   const { db } = deps;
@@ -25,17 +26,19 @@ export async function recordScans(deps: Deps, job: ScansRecordJob): Promise<numb
   const statements = ordered.flatMap((s) => {
     const notWritten = sql`NOT EXISTS (SELECT 1 FROM scans WHERE event_id = ${eventId} AND seq = ${s.seq})`;
     const notReset = sql`NOT EXISTS (SELECT 1 FROM scans WHERE event_id = ${eventId} AND ticket_id = ${s.ticketId} AND level = 6 AND seq > ${s.seq})`;
+    const notReloaded = sql`NOT EXISTS (SELECT 1 FROM scan_reloads WHERE event_id = ${eventId} AND seq = ${s.seq})`;
     return [
       ...(s.level === 6 ? [db.delete(scans).where(sql`${scans.eventId} = ${eventId} AND ${scans.ticketId} = ${s.ticketId} AND ${scans.seq} < ${s.seq}`)] : []),
       ...(s.reloaded
         ? [
-            db.update(events).set({ sold: sql`max(0, ${events.sold} - 1)` }).where(sql`${events.id} = ${eventId} AND ${notWritten}`),
+            db.update(events).set({ sold: sql`max(0, ${events.sold} - 1)` }).where(sql`${events.id} = ${eventId} AND ${notReloaded}`),
             // The order holds one counted unit less here, as its hold in the object does: deleting the order or
             // rebuilding the object later counts what is left.
             db
               .update(orders)
               .set({ deductions: sql`(SELECT json_group_array(json(CASE WHEN key = ${firstCounted(eventId)} THEN json_set(value, '$.eventUnits', (value ->> 'eventUnits') - 1) ELSE value END) ORDER BY key) FROM json_each(${orders.deductions}))` })
-              .where(sql`${orders.id} = ${s.orderId} AND ${notWritten}`),
+              .where(sql`${orders.id} = ${s.orderId} AND ${notReloaded}`),
+            db.insert(scanReloads).values({ eventId, seq: s.seq }).onConflictDoNothing(),
           ]
         : []),
       insertIf(

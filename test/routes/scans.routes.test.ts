@@ -1,9 +1,11 @@
-import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { webhooks } from "../../src/db/schema";
+import { orders, webhookDeliveries, webhooks } from "../../src/db/schema";
 import { eventObject } from "../../src/durable-objects/event.client";
-import type { EventObject } from "../../src/durable-objects/event.do";
+import { EventObject } from "../../src/durable-objects/event.do";
+import { createScanOutbox, nextSendAt, SCAN_FLUSH_MS, SCAN_RESEND_MS, sendDueScans, type ScanQueue } from "../../src/durable-objects/scan-outbox";
 import worker from "../../src/index";
 import type { ScansRecordJob } from "../../src/queues/messages";
 import { depsFromEnv } from "../../src/services/deps";
@@ -234,6 +236,16 @@ async function objectScans(eventId: number): Promise<{ seq: number; ticket_id: s
   return runInDurableObject(eventObject(env, eventId), (_i: EventObject, state) =>
     state.storage.sql.exec<{ seq: number; ticket_id: string; level: number; location: string; synced: number }>(`SELECT seq, ticket_id, level, location, synced FROM scans ORDER BY seq`).toArray(),
   );
+}
+
+/** Polls the object's scans until `done` holds (bounded); answers the last read. */
+async function objectScansWhen(eventId: number, done: (rows: Awaited<ReturnType<typeof objectScans>>) => boolean) {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const rows = await objectScans(eventId);
+    if (done(rows) || Date.now() > until) return rows;
+    await sleep(50);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -912,8 +924,8 @@ describe("persistence to D1 (scans.record)", () => {
     expect(rows[1]).toMatchObject({ ticket_id: ticket.id, level: 1, location: "Hall" });
     expect(rows[1]!.seq).toBeGreaterThan(rows[0]!.seq);
     expect(rows[1]!.scanned_at).toBeGreaterThanOrEqual(later.before);
-    // The object marked both as handed to the queue.
-    const held = await objectScans(f.event.id);
+    // The consumer told the object D1 has both (just after its D1 batch, so perhaps a moment after the rows show).
+    const held = await objectScansWhen(f.event.id, (h) => h.every((s) => s.synced === 1));
     expect(held.map((s) => [s.seq, s.synced])).toEqual(rows.map((r) => [r.seq, 1]));
   });
 
@@ -951,6 +963,238 @@ describe("persistence to D1 (scans.record)", () => {
     await succeed(f, f.tickets[0]!, await f.key(0));
     const rows = await d1ScansWhen(f.event.id, (r) => r.length >= 1);
     expect(rows.map((r) => [r.ticket_type, r.ticket_type_id])).toEqual([["Regular, row C seat 07", f.types[0]!.id]]);
+  });
+});
+
+describe("scans reach D1 at least once: sent again until the consumer acknowledges them", () => {
+  type Outbox = { seq: number; synced: number; sent_at: number | null; sends: number }[];
+
+  /** A queue that keeps what is sent instead of delivering it: a message lost on its way, until a test delivers it. */
+  function holdingQueue() {
+    const sent: unknown[] = [];
+    const queue: ScanQueue = { send: async (body) => void sent.push(body) };
+    return { sent, queue };
+  }
+
+  /**
+   * Scans `ticket` with `key` in its event's object and at once sends it, as the alarm would, into `queue`. One call
+   * into the object, so its own alarm (a second later) cannot send the scan first; once sent, that alarm leaves it
+   * alone for SCAN_RESEND_MS.
+   */
+  async function scanAndSend(f: Fixture, key: string, ticket: Ticket, queue: ScanQueue): Promise<Json> {
+    return runInDurableObject(eventObject(env, f.event.id), async (instance: EventObject, state) => {
+      const answer = await instance.scan(key, ticket.id, 0);
+      await sendDueScans(state.storage, queue, f.event.id, Date.now());
+      return answer;
+    });
+  }
+
+  const outbox = (eventId: number): Promise<Outbox> =>
+    runInDurableObject(eventObject(env, eventId), (_i: EventObject, state) =>
+      state.storage.sql.exec<Outbox[number]>(`SELECT seq, synced, sent_at, sends FROM scans ORDER BY seq`).toArray(),
+    );
+
+  /** Moves every scan's last send `ms` into the past, as if that much time had gone by since. */
+  const age = (eventId: number, ms: number) =>
+    runInDurableObject(eventObject(env, eventId), (_i: EventObject, state) => void state.storage.sql.exec(`UPDATE scans SET sent_at = sent_at - ?`, ms));
+
+  /** Runs the object's alarm now, as the runtime would when it is due (setting one first when none is pending). */
+  async function runAlarm(eventId: number): Promise<void> {
+    const stub = eventObject(env, eventId);
+    await runInDurableObject(stub, async (_i: EventObject, state) => {
+      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+  }
+
+  /** Hands message bodies to the worker's queue consumer as one batch; answers the batch's acks and retries. */
+  async function deliver(...bodies: unknown[]) {
+    const batch = createMessageBatch<unknown>(
+      "ticketing-jobs",
+      bodies.map((body, i) => ({ id: unique(`scans-${i}-`), timestamp: new Date(), attempts: 1, body })),
+    );
+    await worker.queue(batch, env);
+    return getQueueResult(batch, createExecutionContext());
+  }
+
+  it("a lost message is sent again by a later alarm, once its resend delay passed, and the scan reaches D1", async () => {
+    const f = await fixture();
+    const ticket = f.tickets[0]!;
+    const lost = holdingQueue();
+    expect(await scanAndSend(f, await f.key(0, { location: "Lost door" }), ticket, lost.queue)).toMatchObject({ ok: true, result: { status: true } });
+    expect(lost.sent).toHaveLength(1);
+    const [held] = await outbox(f.event.id);
+    expect(held).toMatchObject({ synced: 0, sends: 1 });
+
+    // Before its resend delay an alarm leaves it alone (a healthy consumer is about to acknowledge it).
+    await age(f.event.id, SCAN_RESEND_MS - 1_000);
+    await runAlarm(f.event.id);
+    expect(await outbox(f.event.id)).toEqual([{ ...held, sent_at: held!.sent_at! - (SCAN_RESEND_MS - 1_000) }]);
+    // A rebuild from D1 replaces stock and tickets only: the scan is still waiting for its acknowledgement.
+    await rebuildEventObject(depsFromEnv(env), f.event.id);
+    expect(await outbox(f.event.id)).toMatchObject([{ seq: held!.seq, synced: 0, sends: 1 }]);
+
+    // The message never arrived: the alarm after the delay sends the scan again, through the real queue.
+    await age(f.event.id, 1_000);
+    await runAlarm(f.event.id);
+    const [again] = await outbox(f.event.id);
+    expect(again!.sends).toBe(2);
+    expect(again!.sent_at).toBeGreaterThan(held!.sent_at!);
+    const rows = await d1ScansWhen(f.event.id, (r) => r.length >= 1);
+    expect(rows.map((r) => [r.seq, r.ticket_id, r.level, r.location])).toEqual([[held!.seq, ticket.id, 0, "Lost door"]]);
+    expect(await objectScansWhen(f.event.id, (h) => h[0]?.synced === 1)).toMatchObject([{ seq: held!.seq, synced: 1 }]);
+  });
+
+  it("written to D1 but not acknowledged, a scan stays unsynced and is sent again; the acknowledgement marks it synced", async () => {
+    const f = await fixture();
+    const ticket = f.tickets[0]!;
+    const first = holdingQueue();
+    await scanAndSend(f, await f.key(0), ticket, first.queue);
+    const [seq] = (await outbox(f.event.id)).map((s) => s.seq);
+
+    // The consumer wrote D1 and died before acknowledging.
+    expect(await recordScans(depsFromEnv(env), first.sent[0] as ScansRecordJob)).toBe(1);
+    expect((await d1Scans(f.event.id)).map((r) => r.seq)).toEqual([seq]);
+    expect(await outbox(f.event.id)).toMatchObject([{ seq, synced: 0, sends: 1 }]);
+
+    // So it is sent again, the same scan under the same seq.
+    await age(f.event.id, SCAN_RESEND_MS);
+    const second = holdingQueue();
+    await runInDurableObject(eventObject(env, f.event.id), (_i: EventObject, state) => sendDueScans(state.storage, second.queue, f.event.id, Date.now()));
+    expect(second.sent).toEqual(first.sent);
+    expect(await outbox(f.event.id)).toMatchObject([{ seq, synced: 0, sends: 2 }]);
+
+    // The consumer's run of the copy writes nothing new and acknowledges: only now is the scan synced.
+    const result = await deliver(second.sent[0]);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(1);
+    expect((await d1Scans(f.event.id)).map((r) => r.seq)).toEqual([seq]);
+    expect(await outbox(f.event.id)).toMatchObject([{ seq, synced: 1, sends: 2 }]);
+    // A late or stray acknowledgement (already synced, unknown seq) changes nothing.
+    expect(await eventObject(env, f.event.id).scansRecorded([seq!, seq! + 1_000])).toBe(0);
+    expect(await outbox(f.event.id)).toMatchObject([{ seq, synced: 1, sends: 2 }]);
+  });
+
+  it("a message delivered twice, in one batch and again later, writes one row and fires scan.created once", async () => {
+    const name = unique("scan-twice-");
+    await programStub(name);
+    const created = await expectJson(
+      call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: `secret-${name}`, topic: "scan.created" } }),
+      201,
+    );
+    const hook = await expectJson(call("PUT", `/admin/webhooks/${created.id}`, { body: { enabled: true } }), 200);
+    const f = await fixture({ event: { webhooks_needed: true } });
+    const ticket = f.tickets[0]!;
+    const held = holdingQueue();
+    const { result } = await scanAndSend(f, await f.key(0), ticket, held.queue);
+    const body = held.sent[0];
+
+    const twice = await deliver(body, body);
+    expect(twice.explicitAcks).toHaveLength(2);
+    const later = await deliver(body);
+    expect(later.explicitAcks).toHaveLength(1);
+
+    expect(await d1Scans(f.event.id)).toHaveLength(1);
+    const fired = await db
+      .select({ body: webhookDeliveries.body })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.webhookId, hook.id), eq(webhookDeliveries.topic, "scan.created")));
+    expect(fired.map((d) => JSON.parse(d.body))).toEqual([{ ...result, event_id: f.event.id }]);
+    expect(await outbox(f.event.id)).toMatchObject([{ synced: 1, sends: 1 }]);
+  });
+
+  it("once acknowledged, a scan is never sent again and the alarm no longer wakes for it", async () => {
+    const f = await fixture();
+    const ticket = f.tickets[0]!;
+    const held = holdingQueue();
+    await scanAndSend(f, await f.key(0), ticket, held.queue);
+    await deliver(held.sent[0]);
+    const [synced] = await outbox(f.event.id);
+    expect(synced).toMatchObject({ synced: 1, sends: 1 });
+
+    // Long after: an alarm sends nothing, and sets no other (the event has no hold waiting either).
+    await age(f.event.id, 100 * SCAN_RESEND_MS);
+    await runAlarm(f.event.id);
+    expect(await outbox(f.event.id)).toEqual([{ ...synced, sent_at: synced!.sent_at! - 100 * SCAN_RESEND_MS }]);
+    expect(await runInDurableObject(eventObject(env, f.event.id), (_i: EventObject, state) => state.storage.getAlarm())).toBeNull();
+    expect(await d1Scans(f.event.id)).toHaveLength(1);
+  });
+
+  it("a send the queue refuses counts as made: the scan goes again after its resend delay, not at every alarm", async () => {
+    const f = await fixture();
+    const key = await f.key(0);
+    const refusing: ScanQueue = { send: async () => Promise.reject(new Error("queue unavailable")) };
+    const { failed, next, sentAt } = await runInDurableObject(eventObject(env, f.event.id), async (instance: EventObject, state) => {
+      await instance.scan(key, f.tickets[0]!.id, 0);
+      const now = Date.now();
+      const failed = await sendDueScans(state.storage, refusing, f.event.id, now).then(() => null, (err: Error) => err.message);
+      return { failed, next: nextSendAt(state.storage.sql, now), sentAt: now };
+    });
+    expect(failed).toBe("queue unavailable");
+    expect(await outbox(f.event.id)).toMatchObject([{ synced: 0, sends: 1, sent_at: sentAt }]);
+    expect(next).toBe(sentAt + SCAN_RESEND_MS);
+  });
+
+  it("an object killed between recording a scan and setting its alarm sets the alarm when it starts again", async () => {
+    const f = await fixture();
+    const key = await f.key(0);
+    const alarm = await runInDurableObject(eventObject(env, f.event.id), async (instance: EventObject, state) => {
+      await instance.scan(key, f.tickets[0]!.id, 0);
+      await state.storage.deleteAlarm();
+      // The object as the runtime starts it again on the same storage.
+      const started = Date.now();
+      new EventObject(state, env);
+      await state.blockConcurrencyWhile(async () => {});
+      return { started, at: await state.storage.getAlarm() };
+    });
+    expect(alarm.at).toBeGreaterThanOrEqual(alarm.started);
+    expect(alarm.at).toBeLessThanOrEqual(Date.now() + SCAN_FLUSH_MS);
+  });
+
+  it("an object whose scans predate the outbox (no sent_at, sends) gets them at start: its unsent scans go, the sent stay", async () => {
+    const f = await fixture({ counts: [2] });
+    const [sent, unsent] = f.tickets as [Ticket, Ticket];
+    const key = await f.key(0);
+    const held = holdingQueue();
+    await scanAndSend(f, key, sent, held.queue);
+    await deliver(held.sent[0]);
+    const later = holdingQueue();
+    const seqs = await runInDurableObject(eventObject(env, f.event.id), async (instance: EventObject, state) => {
+      await instance.scan(key, unsent.id, 0);
+      // As the object's table was before: its code then marked a scan synced once sent.
+      state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sent_at`);
+      state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sends`);
+      createScanOutbox(state.storage.sql);
+      await sendDueScans(state.storage, later.queue, f.event.id, Date.now());
+      return state.storage.sql.exec<{ seq: number }>(`SELECT seq FROM scans ORDER BY seq`).toArray().map((r) => r.seq);
+    });
+    expect(later.sent).toMatchObject([{ kind: "scans.record", eventId: f.event.id, scans: [{ seq: seqs[1], ticketId: unsent.id }] }]);
+    expect(await outbox(f.event.id)).toMatchObject([
+      { seq: seqs[0], synced: 1, sent_at: null, sends: 0 },
+      { seq: seqs[1], synced: 0, sends: 1 },
+    ]);
+  });
+
+  it("an unacknowledged scan is sent again after SCAN_RESEND_MS, then after twice as long each time, up to 16 times that", async () => {
+    const f = await fixture();
+    const held = holdingQueue();
+    await scanAndSend(f, await f.key(0), f.tickets[0]!, held.queue);
+    const inObject = <T>(work: (state: DurableObjectState) => T | Promise<T>) =>
+      runInDurableObject(eventObject(env, f.event.id), (_i: EventObject, state) => work(state));
+    const resendAt = (now: number) => inObject((state) => sendDueScans(state.storage, held.queue, f.event.id, now));
+    const gaps: number[] = [];
+    for (let sends = 1; sends <= 6; sends++) {
+      const { sent_at } = (await outbox(f.event.id))[0]!;
+      // When the alarm is set to look again; at that moment, and not a millisecond before, the scan goes again.
+      const next = (await inObject((state) => nextSendAt(state.storage.sql, sent_at!)))!;
+      gaps.push(next - sent_at!);
+      await resendAt(next - 1);
+      expect((await outbox(f.event.id))[0]!.sends).toBe(sends);
+      await resendAt(next);
+      expect((await outbox(f.event.id))[0]).toMatchObject({ sends: sends + 1, sent_at: next });
+    }
+    expect(gaps).toEqual([1, 2, 4, 8, 16, 16].map((n) => n * SCAN_RESEND_MS));
+    expect(held.sent).toHaveLength(7);
   });
 });
 
@@ -1136,6 +1380,40 @@ describe("scans.record: at least once, in any order", () => {
       [2, 9, 1],
     ]);
     expect(await eventSold(f.event.id)).toBe(1);
+  });
+
+  it("a reloading exit sent again after its ticket's reset was written (its row gone) gives no second unit back", async () => {
+    const f = await fixture({ event: { stock: 10, reload_on_exit_needed: true }, counts: [2] });
+    const ticket = f.tickets[0]!;
+    const deps = depsFromEnv(env);
+    const exit = jobOf(f, ticket, [
+      { seq: 1, level: 0 },
+      { seq: 2, level: 9, reloaded: true },
+    ]);
+    expect(await recordScans(deps, exit)).toBe(2);
+    expect(await eventSold(f.event.id)).toBe(1);
+    expect(await recordScans(deps, jobOf(f, ticket, [{ seq: 3, level: 6 }]))).toBe(1);
+    // The acknowledgement of the exit was lost: the object sends it again.
+    expect(await recordScans(deps, exit)).toBe(0);
+    expect((await d1Scans(f.event.id)).map((r) => [r.seq, r.level])).toEqual([[3, 6]]);
+    expect(await eventSold(f.event.id)).toBe(1);
+    const [order] = await db.select({ deductions: orders.deductions }).from(orders).where(eq(orders.id, f.order.id));
+    expect(order!.deductions.reduce((n, d) => n + d.eventUnits, 0)).toBe(1);
+  });
+
+  it("a reloading exit whose first message was lost, arriving after its ticket's reset, gives its unit back once", async () => {
+    const f = await fixture({ event: { stock: 10, reload_on_exit_needed: true }, counts: [2] });
+    const ticket = f.tickets[0]!;
+    const deps = depsFromEnv(env);
+    expect(await recordScans(deps, jobOf(f, ticket, [{ seq: 1, level: 0 }]))).toBe(1);
+    expect(await recordScans(deps, jobOf(f, ticket, [{ seq: 3, level: 6 }]))).toBe(1);
+    const exit = jobOf(f, ticket, [{ seq: 2, level: 9, reloaded: true }]);
+    // Not written (the reset removed the history it belongs to), but the object did give the unit back.
+    expect(await recordScans(deps, exit)).toBe(0);
+    expect(await eventSold(f.event.id)).toBe(1);
+    expect(await recordScans(deps, exit)).toBe(0);
+    expect(await eventSold(f.event.id)).toBe(1);
+    expect((await d1Scans(f.event.id)).map((r) => [r.seq, r.level])).toEqual([[3, 6]]);
   });
 
   it("a scan older than a reset already written is not written; the reset removes what came before it", async () => {
