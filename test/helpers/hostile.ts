@@ -80,15 +80,23 @@ const bytesAsHex = (_key: string, value: unknown) =>
  * storage is not included: no request here reaches an event object with something it could write (scan bodies and
  * order bodies are refused before).
  */
+/**
+ * Columns a valid request may change as a matter of course: a sign-in records when its application password was
+ * last used (at most once a minute), whatever the rest of the request was.
+ */
+const IN_USE: Record<string, string[]> = { application_passwords: ["last_used_at"] };
+
 export async function fingerprint(): Promise<Fingerprint> {
   const out: Fingerprint = {};
   const { results } = await env.DB.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 4) <> '_cf_' ORDER BY name",
   ).all<{ name: string }>();
   for (const { name } of results) {
-    const rows = await env.DB.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}" ORDER BY rowid`)
-      .raw()
-      .catch(() => env.DB.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`).raw()); // WITHOUT ROWID tables
+    const all = await env.DB.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}" ORDER BY rowid`)
+      .all<Record<string, unknown>>()
+      .catch(() => env.DB.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`).all<Record<string, unknown>>()); // WITHOUT ROWID tables
+    const skipped = IN_USE[name] ?? [];
+    const rows = all.results.map((row) => Object.entries(row).filter(([column]) => !skipped.includes(column)));
     out[`d1:${name}`] = `${rows.length} rows ${await sha256(JSON.stringify(rows, bytesAsHex))}`;
   }
   const objects: string[] = [];
