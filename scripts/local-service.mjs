@@ -117,14 +117,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * one when absent. `vars`: more `--var`s, which may also override the credentials. `logLevel`: wrangler's (`info`
  * prints a line per request; `warn` keeps quiet, which the bench wants). `startTimeoutMs` bounds the wait for health.
  * `prepare: false` skips the migrations and the font upload (about 13 s): only for restarting on a state dir that a
- * start in this same run prepared.
+ * start in this same run prepared. `testScheduled`: wrangler's `--test-scheduled`, so that
+ * `GET <origin>/__scheduled?cron=<expression>` runs the Worker's `scheduled` handler (wrangler dev runs no crons).
  *
- * Answers `{ url, apiKey, auth, username, password, port, persistTo, admin(), output(), stop() }`: `url` ends with
- * `/ticketing/v1`; `auth` is the Basic header value of the bootstrap administrator; `admin(method, path, body)` one
- * call with both; `output()` the last lines wrangler printed; `stop()` ends wrangler and workerd (the whole process
- * group) and resolves when they are gone.
+ * Answers `{ url, origin, apiKey, auth, username, password, port, persistTo, admin(), output(), stop(), kill() }`:
+ * `url` ends with `/ticketing/v1`, `origin` is the same without the path; `auth` is the Basic header value of the
+ * bootstrap administrator; `admin(method, path, body)` one call with both; `output()` the last lines wrangler
+ * printed; `stop()` ends wrangler and workerd (the whole process group) and resolves when they are gone; `kill()`
+ * SIGKILLs the whole group at once, as a crash would (nothing gets to clean up), and resolves when every process of
+ * it is gone.
  */
-export async function startService({ persistTo, port, vars = {}, logLevel = "info", startTimeoutMs = 90_000, prepare = true } = {}) {
+export async function startService({ persistTo, port, vars = {}, logLevel = "info", startTimeoutMs = 90_000, prepare = true, testScheduled = false } = {}) {
   if (!persistTo) throw new Error("startService: persistTo (a state directory) is required");
   const major = Number(process.versions.node.split(".")[0]);
   if (major < 22) throw new Error(`startService needs Node 22 or later (this is ${process.version}): run it through npm scripts or ./node_modules/.bin/node`);
@@ -153,6 +156,7 @@ export async function startService({ persistTo, port, vars = {}, logLevel = "inf
     "--env-file", emptyEnvFile,
     "--show-interactive-dev-session=false",
     "--log-level", logLevel,
+    ...(testScheduled ? ["--test-scheduled"] : []),
     ...Object.entries(settings).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   // detached: wrangler leads a process group of its own, so stop() reaches workerd and every other child too.
@@ -191,7 +195,26 @@ export async function startService({ persistTo, port, vars = {}, logLevel = "inf
     return exit;
   };
 
-  const url = `http://127.0.0.1:${listenPort}${API_BASE}`;
+  const kill = async () => {
+    running.delete(pgid);
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // the group is gone
+    }
+    await Promise.race([exit, sleep(5_000)]);
+    // wrangler is the group's leader, but workerd is what holds the state: wait until no process of the group is left.
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50)) {
+      try {
+        process.kill(-pgid, 0);
+      } catch {
+        return;
+      }
+    }
+  };
+
+  const origin = `http://127.0.0.1:${listenPort}`;
+  const url = `${origin}${API_BASE}`;
   const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (exited) {
@@ -240,6 +263,7 @@ export async function startService({ persistTo, port, vars = {}, logLevel = "inf
 
   return {
     url,
+    origin,
     port: listenPort,
     persistTo: stateDir,
     apiKey,
@@ -249,5 +273,6 @@ export async function startService({ persistTo, port, vars = {}, logLevel = "inf
     admin,
     output,
     stop,
+    kill,
   };
 }
