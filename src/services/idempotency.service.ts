@@ -4,7 +4,12 @@ import type { Deps } from "./deps";
 
 /** Idempotency keys are kept this long (decisions.md 13). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-const ABANDONED_AFTER_SECONDS = 300;
+/**
+ * A claim this old without an answer belongs to a request that died: placing an order gives up on holds it could not
+ * write within a minute (order-placement.ts), so nothing it started can still commit. A retry takes the key over
+ * then, unless its order is in D1 (http/idempotency.ts answers that).
+ */
+const ABANDONED_AFTER_SECONDS = 120;
 
 export interface StoredAnswer {
   status: number;
@@ -31,7 +36,7 @@ export async function claimIdempotencyKey({ db, now }: Deps, scope: string, key:
   if (!row) return claimIdempotencyKey({ db, now } as Deps, scope, key, bodyHash); // deleted meanwhile: try again
   if (row.bodyHash !== bodyHash) return { kind: "different_body" };
   if (row.status === null || row.response === null) {
-    // A request that died before answering must not block its key for a day: after five minutes the caller may
+    // A request that died before answering must not block its key for a day: after two minutes the caller may
     // reclaim it (once it has made sure the dead request committed nothing).
     return { kind: "in_progress", abandoned: row.createdAt < t - ABANDONED_AFTER_SECONDS };
   }

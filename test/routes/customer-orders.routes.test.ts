@@ -817,7 +817,7 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     expect(await ordersOf(s.event.id)).toHaveLength(1);
   });
 
-  it("a key claimed by a request that died before committing anything is taken over after five minutes", async () => {
+  it("a key claimed by a request that died before committing anything is taken over after two minutes", async () => {
     const s = await shop();
     const key = unique("idem-dead-");
     const body = orderBody(s, [1]);
