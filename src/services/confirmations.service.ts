@@ -48,7 +48,7 @@ export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ 
   ]);
   if ((results[0] as { id: number }[]).length > 0) {
     const emailIds = (results[results.length - 1] as { id: number }[]).map((r) => r.id);
-    announceFinal(deps, [{ order: confirmed, event, seeds }], emailIds);
+    announceFinal(deps, [{ order: confirmed, seeds }], emailIds);
     deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
     return { order: confirmed, event };
   }

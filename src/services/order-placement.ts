@@ -62,7 +62,7 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
  * After a batch that made orders final: the objects take their units and learn their tickets, each then clearing
  * the intent the batch recorded (a lost call leaves it to the reconciler); emails go.
  */
-export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; event: EventRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
+export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
   for (const { order, seeds } of finals) {
     const info = { orderId: order.id, name: order.name, email: order.email };
     deps.defer(() =>
@@ -191,7 +191,7 @@ export async function placeOrders(
   }
 
   if (final) {
-    announceFinal(deps, placed.map((order, i) => ({ order, event: ordered[i]!.event, seeds: ordered[i]!.seeds })), emailIds);
+    announceFinal(deps, placed.map((order, i) => ({ order, seeds: ordered[i]!.seeds })), emailIds);
     deps.defer(() => enqueueDeliveries(deps, deliveryIds));
   } else {
     // Open orders keep their payment deadline in the objects; unconfirmed ones their confirmation timeout.

@@ -4,12 +4,13 @@ import { events, orderClaims, orders, tickets } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../http/errors";
 import { pageWindow } from "../http/paging";
 import { centsToDecimal } from "../lib/money";
+import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/orders.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "./authority";
 import { applyCoupon } from "./coupon-checkout";
 import type { Deps } from "./deps";
-import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
+import { clearIntent, releaseOrder, RELEASE, syncIntents, syncOrderToObjects } from "./object-sync.service";
 import { revokeTicketRows } from "./ticket-rows";
 import { writeLogStatement } from "./logs.service";
 import { isFinalOrder } from "../db/order-status";
@@ -20,7 +21,7 @@ import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "./o
 import { draftOrder, catalogueStatements, type Catalogue } from "./order-drafts";
 import { confirmationFor, whoMayOrder } from "./order-eligibility";
 import { placeOrders } from "./order-placement";
-import { confirmStock, soldUpdates, stockEventIds } from "./stock.service";
+import { soldUpdates, stockEventIds } from "./stock.service";
 
 /** The event named in an order body: unknown is a 400 (an id inside a body), outside the user's events a 403. */
 /** The order's event and its catalogue, in one round trip (the dashboard path is measured by the benchmark). */
@@ -117,6 +118,10 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
   const event = await deps.db.select().from(events).where(eq(events.id, current.eventId)).get();
   const stillThere = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${current.id})`;
   const topic = await orderTopicStatements(deps, "order.updated", next, event, stillThere);
+  // A new name or email must reach the door: recorded in the batch, taught after the answer (or by the reconciler).
+  const renamed = changes.name !== undefined || changes.email !== undefined;
+  const token = `update:${randomString(12)}`;
+  const eventIds = stockEventIds(current.deductions);
   let results;
   try {
     // The order's who-may-order claims follow its email, in the same batch (a taken email refuses the change).
@@ -125,6 +130,7 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
       deps.db.update(orders).set({ customStatus, name, email, emailKey, modifiedAt }).where(eq(orders.id, current.id)).returning(),
       deps.db.update(orderClaims).set({ emailKey }).where(eq(orderClaims.orderUid, current.uid)),
       ...topic,
+      ...(renamed ? syncIntents(deps, current.uid, eventIds, token, stillThere) : []),
     ]);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict("Another live order of that email already holds this event (unique users).", "order_already_ordered");
@@ -134,8 +140,12 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
   if (!updated) throw invalidId("order");
   deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
   await purgeOrderPdfs(deps, [updated.uid]);
-  if (changes.name !== undefined || changes.email !== undefined) {
-    deps.defer(() => confirmStock(deps, updated.uid, stockEventIds(updated.deductions), { orderId: updated.id, name: updated.name, email: updated.email }));
+  if (renamed) {
+    // Synced from D1, so an open order keeps its payment deadline in its objects.
+    deps.defer(async () => {
+      await syncOrderToObjects(deps, updated.uid, eventIds);
+      await Promise.all(eventIds.map((id) => clearIntent(deps, updated.uid, id, token)));
+    });
   }
   return updated;
 }

@@ -52,7 +52,7 @@ async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from
   ]);
   if ((results[0] as { id: number }[]).length === 0) return false; // finalised by another notification, or no longer payable
   const emailIds = email ? (results[results.length - 1] as { id: number }[]).map((r) => r.id) : [];
-  announceFinal(deps, [{ order: paid, event, seeds }], emailIds);
+  announceFinal(deps, [{ order: paid, seeds }], emailIds);
   deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
   return true;
 }

@@ -206,27 +206,6 @@ export async function releaseStock(deps: Deps, uid: string, eventIds: readonly n
   );
 }
 
-/**
- * Tells the objects the order reached D1, so its holds become takes at once. Off the response path: when it does
- * not arrive, each object's alarm finds the order in D1 and does the same.
- */
-export async function confirmStock(
-  deps: Deps,
-  uid: string,
-  eventIds: readonly number[],
-  info: { orderId: number; name: string; email: string },
-  expiresAtMs: number | null = null,
-): Promise<void> {
-  await Promise.all(
-    [...new Set(eventIds)].map((eventId) =>
-      deps.eventObjects
-        .get(eventId)
-        .confirm(uid, info, expiresAtMs)
-        .catch((err: unknown) => log("warn", "stock confirm failed; the alarm will settle it", { event_id: eventId, error: String(err) })),
-    ),
-  );
-}
-
 /** SQL that moves `sold` by the deductions (`sign` -1 gives them back), only while `onlyIf` holds when given. */
 export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], sign: 1 | -1, onlyIf?: SQL) {
   const { db } = deps;

@@ -113,6 +113,17 @@ describe("object sync intents", () => {
     expect(await intentsOf(order.uid)).toEqual([]);
   });
 
+  it("renaming an open order teaches its object the new name and keeps its payment deadline", async () => {
+    const { event, type } = await setup({ price: 10 });
+    const placed = await expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Old Name", email: "old@example.com", tickets: [{ [type.id]: 1 }] } }), 201);
+    const row = (await db.select().from(orders).where(eq(orders.id, placed.id)).get())!;
+    for (let i = 0; i < 50 && (await reservationOf(event.id, row.uid))?.state !== "taken"; i++) await new Promise((r) => setTimeout(r, 20));
+    await expectJson(call("PUT", `/admin/orders/${placed.id}`, { body: { name: "New Name" } }), 200);
+    for (let i = 0; i < 50 && (await intentsOf(row.uid)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await intentsOf(row.uid)).toEqual([]);
+    expect(await reservationOf(event.id, row.uid)).toMatchObject({ state: "taken", deadline: row.expiresAt! * 1000 });
+  });
+
   it("a cancelled order whose release never reached its object is released by the reconciler", async () => {
     const { event, type } = await setup({ price: 10, stock_control: true, stock: 5 });
     const input = createCustomerOrderBody.parse({ name: "Cancelled", email: "cancel@example.com", tickets: [{ [type.id]: 2 }] });
