@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { ConfigError } from "./config";
 import { requireApiKey, requireUser } from "./http/auth";
 import { API_BASE, type AppEnv } from "./http/context";
-import { internalError, noRoute, renderError, toApiError } from "./http/errors";
+import { internalError, noRoute, renderError, toApiError } from "./domain/errors";
 import { shopFrontCors } from "./http/ordering-key";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";

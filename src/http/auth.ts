@@ -5,7 +5,7 @@ import { assertAdministrator } from "../services/authority";
 import { parseBasicCredentials } from "./basic-credentials";
 import type { AppEnv } from "./context";
 import { depsOf } from "./deps";
-import { incorrectPassword, invalidApiKey, notLoggedIn } from "./errors";
+import { incorrectPassword, invalidApiKey, notLoggedIn } from "../domain/errors";
 import { assertLoginAllowed, clientAddress, countFailedLogin } from "./rate-limits";
 
 /** `X-EVT-API-KEY` must be the service key (`API_KEY`, or `API_KEY_NEXT` while rotating). */

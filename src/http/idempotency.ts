@@ -4,7 +4,7 @@ import { toHex } from "../lib/crypto";
 import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../services/idempotency.service";
 import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
-import { ApiError, invalidParams } from "./errors";
+import { ApiError, invalidParams } from "../domain/errors";
 import { canonicalJson } from "./validate";
 
 const KEY = /^[\x21-\x7e]{1,255}$/;

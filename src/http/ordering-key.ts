@@ -3,7 +3,7 @@ import { cors } from "hono/cors";
 import { matchesAnySecret } from "../lib/crypto";
 import type { AppEnv } from "./context";
 import { depsOf } from "./deps";
-import { invalidApiKey } from "./errors";
+import { invalidApiKey } from "../domain/errors";
 
 /**
  * The order form and customer orders take the service key or the publishable `ORDERING_KEY` a browser shop front

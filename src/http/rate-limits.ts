@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
 import type { AppEnv } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../domain/errors";
 
 /**
  * Rate limits through the Workers rate-limiting bindings (wrangler.toml). They protect the public, not the

@@ -3,7 +3,7 @@ import { routePath } from "hono/route";
 import { bodyLimit } from "hono/body-limit";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
-import { payloadTooLarge } from "./errors";
+import { payloadTooLarge } from "../domain/errors";
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 

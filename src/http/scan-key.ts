@@ -3,7 +3,7 @@ import { SCAN_KEY_PATTERN } from "../schemas/scan-keys.schema";
 import { findScanKeyTarget, type ScanKeyTarget } from "../services/event-config.service";
 import type { AppEnv } from "./context";
 import { depsOf } from "./deps";
-import { ApiError } from "./errors";
+import { ApiError } from "../domain/errors";
 
 export type ScanKeyEnv = AppEnv & { Variables: { scanKey: ScanKeyTarget & { key: string } } };
 

@@ -1,7 +1,7 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType } from "./errors";
+import { ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType } from "../domain/errors";
 
 /**
  * The one validation wrapper of the service. Every request schema goes through here so that failures answer in

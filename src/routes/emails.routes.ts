@@ -4,7 +4,7 @@ import { emails } from "../db/schema";
 import { requireAdministrator } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
-import { invalidId } from "../http/errors";
+import { invalidId } from "../domain/errors";
 import { setPagingHeaders } from "../http/paging";
 import { ok, page } from "../http/respond";
 import { pathId, query } from "../http/validate";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { depsOf } from "../http/deps";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import { log } from "../lib/log";
 import { completePayment, type PaymentOutcome } from "../services/payments.service";
 import { verifyStripeWebhook, type StripeEvent } from "../services/stripe";

@@ -5,7 +5,7 @@ import { events } from "../db/schema";
 import type { AppEnv } from "../http/context";
 import { API_BASE } from "../http/context";
 import { depsOf } from "../http/deps";
-import { invalidId } from "../http/errors";
+import { invalidId } from "../domain/errors";
 import { formBody, keyParam, pathParams } from "../http/validate";
 import { escapeHtml } from "../lib/html";
 import { centsToDecimal } from "../lib/money";

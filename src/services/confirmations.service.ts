@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { events, orders } from "../db/schema";
-import { invalidId } from "../http/errors";
+import { invalidId } from "../domain/errors";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";

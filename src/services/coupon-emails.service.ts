@@ -1,7 +1,7 @@
 import { asc, eq, ne } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { coupons, emailListEntries, emails } from "../db/schema";
-import { forbidden, invalidParams } from "../http/errors";
+import { forbidden, invalidParams } from "../domain/errors";
 import { purifyEmailHtml } from "../lib/html";
 import { centsToAmount, centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";

@@ -1,7 +1,7 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
 import { inIds, isUniqueViolation } from "../db/client";
 import { coupons, events, ticketTypes } from "../db/schema";
-import { conflict, forbidden, invalidId, invalidParams } from "../http/errors";
+import { conflict, forbidden, invalidId, invalidParams } from "../domain/errors";
 import { pageWindow } from "../http/paging";
 import { parseDateTime } from "../lib/time";
 import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type CouponRow, type ListCouponsQuery } from "../schemas/coupons.schema";

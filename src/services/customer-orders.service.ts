@@ -1,7 +1,7 @@
 import { and, asc, eq, or } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders } from "../db/schema";
-import { ApiError, invalidId } from "../http/errors";
+import { ApiError, invalidId } from "../domain/errors";
 import type { EventRow } from "../schemas/events.schema";
 import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
 import type { OrderRow } from "../schemas/orders.schema";

@@ -1,7 +1,7 @@
 import { count as countRows, eq, sql } from "drizzle-orm";
 import { inScope, insertFrom } from "../db/client";
 import { emailListEntries } from "../db/schema";
-import { invalidId, invalidParams } from "../http/errors";
+import { invalidId, invalidParams } from "../domain/errors";
 import { eventScope, type AuthUser } from "./authority";
 import type { Deps } from "./deps";
 import { EmailListError, parseEmailList, type EmailListEntry } from "./email-list-csv";

@@ -1,6 +1,6 @@
 import { inIds } from "../db/client";
 import { events } from "../db/schema";
-import { invalidParams } from "../http/errors";
+import { invalidParams } from "../domain/errors";
 import type { Deps } from "./deps";
 
 /**

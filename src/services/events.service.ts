@@ -17,7 +17,7 @@ import {
   type TicketPdfSettings,
   type UserGroupSettings,
 } from "../db/schema";
-import { conflict, forbidden, invalidId, invalidParams } from "../http/errors";
+import { conflict, forbidden, invalidId, invalidParams } from "../domain/errors";
 import { pageWindow } from "../http/paging";
 import { purifyEmailHtml, purifyTerms } from "../lib/html";
 import { outboundUrlProblem } from "../lib/outbound-url";

@@ -1,7 +1,7 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { inputFields, ticketTypes } from "../db/schema";
-import { conflict, invalidId, invalidParams } from "../http/errors";
+import { conflict, invalidId, invalidParams } from "../domain/errors";
 import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
 import type { Deps } from "./deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { isFinalOrder } from "../db/order-status";
 import { events, tickets } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import { centsToDecimal } from "../lib/money";
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";

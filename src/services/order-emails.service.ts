@@ -1,7 +1,7 @@
 import { inIds } from "../db/client";
 import { FINAL_STATUSES } from "../db/order-status";
 import { events, orders } from "../db/schema";
-import { invalidParams } from "../http/errors";
+import { invalidParams } from "../domain/errors";
 import type { OrderEmailsSendInput } from "../schemas/bulk.schema";
 import { canAccessEvent, type AuthUser } from "./authority";
 import type { BulkError } from "./bulk-orders.service";

@@ -1,7 +1,7 @@
 import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
 import { inIds, inScope, isUniqueViolation } from "../db/client";
 import { events, orderClaims, orders, tickets } from "../db/schema";
-import { conflict, invalidId, invalidParams } from "../http/errors";
+import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { pageWindow } from "../http/paging";
 import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";

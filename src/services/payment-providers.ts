@@ -1,5 +1,5 @@
 import { API_BASE } from "../http/context";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import type { Deps } from "./deps";
 import { stripeProvider } from "./stripe";
 

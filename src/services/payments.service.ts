@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { isCheckViolation } from "../db/client";
 import { isFinal } from "../db/order-status";
 import { events, orderClaims, orders } from "../db/schema";
-import { invalidId } from "../http/errors";
+import { invalidId } from "../domain/errors";
 import { log } from "../lib/log";
 import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { events, pdfTemplates, ticketTypes, users } from "../db/schema";
-import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../http/errors";
+import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../domain/errors";
 import { log } from "../lib/log";
 import { pdfTemplateProblem } from "../pdf/template-check";
 import { exceedsUnpackedBudget } from "../pdf/unpacked-budget";

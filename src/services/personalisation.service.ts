@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { inputFields, orders, tickets, ticketTypes } from "../db/schema";
-import { invalidId, invalidParams } from "../http/errors";
+import { invalidId, invalidParams } from "../domain/errors";
 import { secretsEqual } from "../lib/crypto";
 import type { InputFieldRow } from "../schemas/input-fields.schema";
 import type { OrderRow } from "../schemas/orders.schema";

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orderClaims, orders, tickets } from "../db/schema";
-import { invalidParams } from "../http/errors";
+import { invalidParams } from "../domain/errors";
 import { centsToDecimal } from "../lib/money";
 import type { RefundSendInput } from "../schemas/bulk.schema";
 import type { OrderRow } from "../schemas/orders.schema";

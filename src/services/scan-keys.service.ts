@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isUniqueViolation } from "../db/client";
 import { scanKeys, ticketTypes } from "../db/schema";
-import { conflict, invalidId, invalidParams } from "../http/errors";
+import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { randomString } from "../lib/random";
 import type { ScanKeyCreateInput, ScanKeyRow, ScanKeyUpdateInput } from "../schemas/scan-keys.schema";
 import { parseNameList, ticketTypeListProblem } from "./catalogue-names";

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../db/schema";
 import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
-import { internalError, type ApiError } from "../http/errors";
+import { internalError, type ApiError } from "../domain/errors";
 import { log } from "../lib/log";
 import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";

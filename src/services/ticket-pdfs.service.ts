@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { isFinalOrder } from "../db/order-status";
 import { events, inputFields, orders, pdfTemplates, tickets, ticketTypes } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import { linkBaseOf, withoutLinks } from "../http/links";
 import { formatPhpDate } from "../lib/php-date";
 import { qrPayload, signerFor } from "../lib/ticket-codes";

@@ -4,7 +4,7 @@ import { looksSigned, signerFor } from "../lib/ticket-codes";
 import { SCAN_ERRORS } from "./scan-rules";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../db/schema";
-import { ApiError, invalidParams } from "../http/errors";
+import { ApiError, invalidParams } from "../domain/errors";
 import { invalidScanKey } from "../http/scan-key";
 import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";

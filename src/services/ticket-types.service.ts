@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { insertWithFreshId } from "./fresh-ids";
 import { coupons, inputFields, scanKeys, tickets, ticketTypes } from "../db/schema";
-import { conflict, invalidId, invalidParams } from "../http/errors";
+import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { randomHex } from "../lib/random";
 import type { TicketTypeInput, TicketTypeRow } from "../schemas/ticket-types.schema";
 import type { AuthUser } from "./authority";

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isUniqueViolation } from "../db/client";
 import { applicationPasswords, users, type Role } from "../db/schema";
-import { ApiError, conflict, invalidId } from "../http/errors";
+import { ApiError, conflict, invalidId } from "../domain/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
 import type { Deps } from "./deps";
 import { assertEventsExist } from "./event-references";

@@ -1,6 +1,6 @@
 import { and, asc, count as countRows, desc, eq, sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../db/schema";
-import { invalidId, invalidParams } from "../http/errors";
+import { invalidId, invalidParams } from "../domain/errors";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type DeliveryRow, type WebhookInput, type WebhookRow } from "../schemas/webhooks.schema";
 import type { Deps } from "./deps";

@@ -13,7 +13,7 @@ import {
   notLoggedIn,
   renderError,
   toApiError,
-} from "../../src/http/errors";
+} from "../../src/domain/errors";
 import { parseFields, pickFields } from "../../src/http/fields";
 import { apiUrl, embedRequest, selfAndCollection, wantsEmbed, withoutLinks } from "../../src/http/links";
 import { pageWindow, pagingQueryShape, setPagingHeaders } from "../../src/http/paging";

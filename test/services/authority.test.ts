@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 import { assertAdministrator, assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../../src/services/authority";
 
 const admin: AuthUser = { id: 1, username: "a", role: "administrator", authorisedEvents: [] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 import { checkCoupon, couponDiscountCents, coversNoneOf, type CouponLine, type CouponRow, type CouponUse } from "../../src/services/coupon-rules";
 
 /**

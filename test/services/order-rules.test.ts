@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 import type { EventRow } from "../../src/schemas/events.schema";
 import type { InputFieldRow } from "../../src/schemas/input-fields.schema";
 import type { TicketTypeRow } from "../../src/schemas/ticket-types.schema";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { emails, logs, orders, tickets, webhooks } from "../../src/db/schema";
 import { eventObject } from "../../src/durable-objects/event.client";
 import type { EventObject } from "../../src/durable-objects/event.do";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 import { depsFromEnv, type Deps } from "../../src/services/deps";
 import { completePayment, expireOrder } from "../../src/services/payments.service";
 import { call, expectJson, ORIGIN, unique } from "../helpers/api";

@@ -6,7 +6,7 @@ import { events, orders, tickets, ticketTypes } from "../../src/db/schema";
 import { eventObject } from "../../src/durable-objects/event.client";
 import { HOLD_MS, type EventObject } from "../../src/durable-objects/event.do";
 import type { LedgerSnapshot } from "../../src/durable-objects/stock-ledger";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 import { depsFromEnv } from "../../src/services/deps";
 import { newOrderUid, ticketSeeds } from "../../src/services/order-drafts";
 import type { TicketLine } from "../../src/services/order-rules";
