@@ -1,13 +1,11 @@
-import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-
 /**
- * The one error type of the service. Routes, services and middleware throw it; `renderError` turns it into the
- * WordPress-style envelope `{code, message, data: {status, params?}}` of decisions.md section 3.
+ * The one error type of the service, with the HTTP status and code decisions.md section 3 gives each failure. Rules,
+ * services and middleware throw it; `http/errors.ts` renders it as the envelope `{code, message, data}`. Plain
+ * data: no framework types, so every layer may throw it.
  */
 export class ApiError extends Error {
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly status: number,
     readonly code: string,
     message: string,
     readonly params?: Record<string, string>,
@@ -53,44 +51,3 @@ export const incorrectPassword = () =>
 export const invalidApiKey = (message = "Invalid API key.") => new ApiError(401, "rest_forbidden_api_key", message);
 
 export const internalError = () => new ApiError(500, "rest_internal_error", "The service could not complete the request.");
-
-const CODE_OF_STATUS: Partial<Record<number, string>> = {
-  400: "rest_invalid_param",
-  401: "rest_not_logged_in",
-  403: "rest_forbidden",
-  404: "rest_no_route",
-  405: "rest_no_route",
-  409: "rest_conflict",
-  413: "rest_payload_too_large",
-  415: "rest_unsupported_media_type",
-  429: "rest_too_many_requests",
-};
-
-/**
- * Maps what was thrown to an ApiError. Hono's own exceptions (malformed JSON, body limits) keep their status
- * under our codes; anything else is an unexpected failure and becomes a bare 500 (the caller logs it).
- */
-export function toApiError(err: unknown): ApiError | null {
-  if (err instanceof ApiError) return err;
-  if (err instanceof HTTPException) {
-    if (err.status === 400 && /json/i.test(err.message)) return invalidJson();
-    const code = CODE_OF_STATUS[err.status];
-    if (code) return new ApiError(err.status as ContentfulStatusCode, code, err.message || "The request could not be processed.");
-  }
-  return null;
-}
-
-export function errorBody(err: ApiError) {
-  return {
-    code: err.code,
-    message: err.message,
-    data: err.params ? { status: err.status, params: err.params } : { status: err.status },
-  };
-}
-
-export function renderError(err: ApiError): Response {
-  return new Response(JSON.stringify(errorBody(err)), {
-    status: err.status,
-    headers: { "Content-Type": "application/json; charset=UTF-8", ...err.headers },
-  });
-}

@@ -3,17 +3,8 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  ApiError,
-  conflict,
-  errorBody,
-  internalError,
-  invalidId,
-  noRoute,
-  notLoggedIn,
-  renderError,
-  toApiError,
-} from "../../src/domain/errors";
+import { ApiError, conflict, internalError, invalidId, noRoute, notLoggedIn } from "../../src/domain/errors";
+import { errorBody, renderError, toApiError } from "../../src/http/errors";
 import { parseFields, pickFields } from "../../src/http/fields";
 import { apiUrl, embedRequest, selfAndCollection, wantsEmbed, withoutLinks } from "../../src/http/links";
 import { pageWindow, pagingQueryShape, setPagingHeaders } from "../../src/http/paging";
