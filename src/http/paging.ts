@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
-
+import type { PageRequest } from "../domain/paging";
 
 /** Query parameters shared by every paged collection (orders, coupons, events, emails). */
 const positiveInt = (max: number) =>
@@ -34,16 +34,6 @@ export function orderbyParam<const T extends readonly [string, ...string[]]>(val
   return z.enum(values).default(values[0]);
 }
 
-export interface PageRequest {
-  per_page: number;
-  page: number;
-  offset?: number | undefined;
-}
-
-/** The rows to read: `offset` overrides `page`. */
-export function pageWindow(p: PageRequest): { limit: number; offset: number } {
-  return { limit: p.per_page, offset: p.offset ?? (p.page - 1) * p.per_page };
-}
 
 /**
  * `X-WP-Total`, `X-WP-TotalPages` and `Link` (`prev`/`next`, absolute, keeping every other query parameter).

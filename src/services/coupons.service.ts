@@ -2,7 +2,7 @@ import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-o
 import { inIds, isUniqueViolation } from "../db/client";
 import { coupons, events, ticketTypes } from "../db/schema";
 import { conflict, forbidden, invalidId, invalidParams } from "../domain/errors";
-import { pageWindow } from "../http/paging";
+import { pageWindow } from "../domain/paging";
 import { parseDateTime } from "../lib/time";
 import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type CouponRow, type ListCouponsQuery } from "../schemas/coupons.schema";
 import { assertEventAccess, isAdministrator, type AuthUser } from "./authority";

@@ -1,7 +1,7 @@
 import { and, asc, count as countRows, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { inIds, insertIf } from "../db/client";
 import { emails } from "../db/schema";
-import { pageWindow } from "../http/paging";
+import { pageWindow } from "../domain/paging";
 import { LOST_MESSAGE_S } from "../queues/job-queue";
 import type { EmailJob } from "../queues/messages";
 import type { EventRow } from "../schemas/events.schema";

@@ -18,7 +18,7 @@ import {
   type UserGroupSettings,
 } from "../db/schema";
 import { conflict, forbidden, invalidId, invalidParams } from "../domain/errors";
-import { pageWindow } from "../http/paging";
+import { pageWindow } from "../domain/paging";
 import { purifyEmailHtml, purifyTerms } from "../lib/html";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../lib/time";

@@ -2,7 +2,7 @@ import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-o
 import { inIds, inScope, isUniqueViolation } from "../db/client";
 import { events, orderClaims, orders, tickets } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../domain/errors";
-import { pageWindow } from "../http/paging";
+import { pageWindow } from "../domain/paging";
 import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";

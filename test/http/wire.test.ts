@@ -7,7 +7,8 @@ import { ApiError, conflict, internalError, invalidId, noRoute, notLoggedIn } fr
 import { errorBody, renderError, toApiError } from "../../src/http/errors";
 import { parseFields, pickFields } from "../../src/http/fields";
 import { apiUrl, embedRequest, selfAndCollection, wantsEmbed, withoutLinks } from "../../src/http/links";
-import { pageWindow, pagingQueryShape, setPagingHeaders } from "../../src/http/paging";
+import { pageWindow } from "../../src/domain/paging";
+import { pagingQueryShape, setPagingHeaders } from "../../src/http/paging";
 import { collection, created, deleted, ok, page } from "../../src/http/respond";
 import {
   assertReadOnlyUnchanged,
