@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { ConfigError } from "./config";
 import { requireApiKey, requireUser } from "./http/auth";
-import { API_BASE, type AppEnv } from "./http/context";
+import { API_BASE, ConfigError } from "./config";
+import type { AppEnv } from "./http/context";
 import { internalError, noRoute } from "./domain/errors";
 import { renderError, toApiError } from "./http/errors";
 import { shopFrontCors } from "./http/ordering-key";

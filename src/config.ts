@@ -10,6 +10,9 @@ import { isValidTimeZone } from "./lib/time";
  * payment provider is only incomplete: free orders still work. Either way `/health` answers 503 with the names.
  */
 
+/** Where the interface lives under the service's origin (ticketing-api.md). */
+export const API_BASE = "/ticketing/v1";
+
 const optionalSecret = z
   .string()
   .optional()

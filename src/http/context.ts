@@ -16,4 +16,3 @@ export type AppEnv = {
 
 export type AppContext = Context<AppEnv>;
 
-export const API_BASE = "/ticketing/v1";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { API_BASE } from "./context";
+import { API_BASE } from "../config";
 
 export interface Link {
   href: string;

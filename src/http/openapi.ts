@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { API_BASE } from "./context";
+import { API_BASE } from "../config";
 import { NOTED_RESPONSES, OWN_BODIES } from "./openapi-responses";
 import { alternativeSchemaOf, recordedSchemaOf, type RecordedSchema } from "./validate";
 

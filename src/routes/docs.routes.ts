@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { openApiDocument } from "../http/openapi";
 import { escapeHtml } from "../lib/html";
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { depsOf } from "../http/deps";
 import { ok } from "../http/respond";
 import { createBody, keyParam, pathParams } from "../http/validate";

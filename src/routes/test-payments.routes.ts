@@ -3,7 +3,7 @@ import { z } from "zod";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema";
 import type { AppEnv } from "../http/context";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { depsOf } from "../http/deps";
 import { invalidId } from "../domain/errors";
 import { formBody, keyParam, pathParams } from "../http/validate";

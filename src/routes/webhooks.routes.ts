@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { requireAdministrator } from "../http/auth";
 import type { AppEnv } from "../http/context";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { depsOf } from "../http/deps";
 import { withoutLinks } from "../http/links";
 import { collection, created, deleted, ok } from "../http/respond";

@@ -1,4 +1,4 @@
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { escapeHtml } from "../lib/html";
 import { centsToDecimal } from "../lib/money";
 import { wallClockAt } from "../lib/time";

@@ -1,7 +1,7 @@
 import { count as countRows, eq } from "drizzle-orm";
 import { isFinalOrder } from "../db/order-status";
 import { orders, tickets } from "../db/schema";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { invalidId } from "../domain/errors";
 import { secretsEqual } from "../lib/crypto";
 import type { OrderRow } from "../schemas/orders.schema";

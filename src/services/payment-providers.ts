@@ -1,4 +1,4 @@
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { ApiError } from "../domain/errors";
 import type { Deps } from "./deps";
 import { stripeProvider } from "./stripe";

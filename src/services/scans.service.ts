@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { insertIf } from "../db/client";
 import { events, orders, scanReloads, scans } from "../db/schema";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import type { ScansRecordJob } from "../queues/messages";
 import type { Deps } from "./deps";
 import { fireTopic } from "./webhook-deliveries.service";

@@ -1,4 +1,4 @@
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { hmacSha256, secretsEqual, toHex } from "../lib/crypto";
 import { exchange } from "../lib/outbound";
 import type { Deps } from "./deps";

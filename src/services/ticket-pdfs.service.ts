@@ -19,7 +19,7 @@ import { allPersonalised, orderByUid } from "./personalisation.service";
 import { ticketTypeLabel } from "./seat-plan";
 import { ticketFonts } from "./ticket-fonts";
 import { fireTopic, isListenedTo } from "./webhook-deliveries.service";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 
 /**
  * Where an order's PDF is cached: under its uid alone, so a cached download is one R2 read with no D1 query

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { API_BASE } from "../http/context";
+import { API_BASE } from "../config";
 import { linkBaseOf, withoutLinks } from "../http/links";
 import { presentEvent, type EventRow } from "../schemas/events.schema";
 import { presentOrder, type OrderRow } from "../schemas/orders.schema";
