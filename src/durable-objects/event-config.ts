@@ -1,4 +1,4 @@
-import type { SeatRange } from "../services/seat-plan";
+import type { SeatRange } from "../domain/seat-plan";
 
 /**
  * What an event's object needs to know of the catalogue to decide stock and scans on its own. The Worker builds

@@ -1,6 +1,6 @@
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";
-import { decideScan, SCAN_ERRORS, type ScanRecord } from "../services/scan-rules";
+import { decideScan, SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
 import type { EventConfig, ScanKeyConfig } from "./event-config";
 
 /**

@@ -1,5 +1,5 @@
 import type { EventConfig } from "./event-config";
-import { seatAt, type Seat } from "../services/seat-plan";
+import { seatAt, type Seat } from "../domain/seat-plan";
 
 /**
  * The event object's record of who holds which units of its stock, in its SQLite storage. Every function runs

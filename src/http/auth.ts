@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { matchesAnySecret } from "../lib/crypto";
 import { authenticate } from "../services/auth.service";
-import { assertAdministrator } from "../services/authority";
+import { assertAdministrator } from "../domain/authority";
 import { parseBasicCredentials } from "./basic-credentials";
 import type { AppEnv } from "./context";
 import { depsOf } from "./deps";

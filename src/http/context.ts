@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Env } from "../env";
-import type { AuthUser } from "../services/authority";
+import type { AuthUser } from "../domain/authority";
 
 export type AppEnv = {
   Bindings: Env;

@@ -5,7 +5,7 @@ import { depsOf } from "../http/deps";
 import { collection, deleted } from "../http/respond";
 import { numericParam, pathId, pathParams } from "../http/validate";
 import { presentApplicationPassword } from "../schemas/users.schema";
-import { assertSelfOrAdministrator } from "../services/authority";
+import { assertSelfOrAdministrator } from "../domain/authority";
 import { listApplicationPasswords, revokeApplicationPassword } from "../services/users.service";
 
 /**

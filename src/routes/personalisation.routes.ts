@@ -5,7 +5,7 @@ import { depsOf } from "../http/deps";
 import { ok } from "../http/respond";
 import { createBody, keyParam, pathParams } from "../http/validate";
 import { escapeHtml } from "../lib/html";
-import { MAX_CUSTOMER_INPUT } from "../services/input-field-rules";
+import { MAX_CUSTOMER_INPUT } from "../domain/input-field-rules";
 import { personaliseBody } from "../schemas/personalisation.schema";
 import { orderByUid, personalisationNeeds, personalise, presentPersonalisation } from "../services/personalisation.service";
 

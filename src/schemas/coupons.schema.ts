@@ -4,7 +4,7 @@ import { selfAndCollection, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
 import { centsToAmount } from "../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
-import { formatNameList } from "../services/catalogue-names";
+import { formatNameList } from "../domain/catalogue-names";
 import { count, emailOrEmpty, eventIdCsv, money, wireDateTimeOrEmpty } from "./common";
 
 export type CouponRow = typeof coupons.$inferSelect;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { INPUT_FIELD_TYPES, type inputFields } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
-import { LAYOUT_ORDER_NAMES } from "../services/catalogue-names";
+import { LAYOUT_ORDER_NAMES } from "../domain/catalogue-names";
 
 export type InputFieldRow = typeof inputFields.$inferSelect;
 

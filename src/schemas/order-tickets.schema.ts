@@ -3,7 +3,7 @@ import { apiUrl, type LinkBase } from "../http/links";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
 import type { EventRow } from "./events.schema";
 import type { OrderRow } from "./orders.schema";
-import { ticketTypeLabel } from "../services/seat-plan";
+import { ticketTypeLabel } from "../domain/seat-plan";
 
 export type TicketRow = typeof tickets.$inferSelect;
 

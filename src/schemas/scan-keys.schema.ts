@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SCAN_LEVELS, type scanKeys } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
-import { formatNameList } from "../services/catalogue-names";
+import { formatNameList } from "../domain/catalogue-names";
 import { phpDateFormat } from "./common";
 
 export type ScanKeyRow = typeof scanKeys.$inferSelect;

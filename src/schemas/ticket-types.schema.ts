@@ -2,7 +2,7 @@ import { z } from "zod";
 import { VOLUME_PRICE_MIN_COUNT, type ticketTypes, type VolumePrice } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { centsToAmount, parseCents } from "../lib/money";
-import { formatNameList } from "../services/catalogue-names";
+import { formatNameList } from "../domain/catalogue-names";
 import { count, money } from "./common";
 
 export type TicketTypeRow = typeof ticketTypes.$inferSelect;

@@ -3,7 +3,7 @@ import { insertFrom } from "../db/client";
 import { applicationPasswords, users } from "../db/schema";
 import { secretsEqual } from "../lib/crypto";
 import { hashApplicationPassword, normaliseSentPassword } from "./application-passwords";
-import type { AuthUser } from "./authority";
+import type { AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 
 type UserRow = typeof users.$inferSelect;

@@ -4,7 +4,7 @@ import { orders } from "../db/schema";
 import { centsToAmount } from "../lib/money";
 import { parseDateTime } from "../lib/time";
 import type { OrderCriteria } from "../schemas/bulk.schema";
-import { assertEventAccess, eventScope, type AuthUser } from "./authority";
+import { assertEventAccess, eventScope, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { assertEventsExist } from "./event-references";
 

@@ -1,7 +1,7 @@
 import { exchange } from "../lib/outbound";
 import type { Deps } from "./deps";
 import { writeLog } from "./logs.service";
-import { orderError } from "./order-rules";
+import { orderError } from "../domain/order-rules";
 
 /**
  * reCAPTCHA v2 and Cloudflare Turnstile share one verify protocol (decisions.md 13): POST `secret`, `response` and

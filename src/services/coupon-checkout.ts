@@ -1,10 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import { LIVE_STATUSES } from "../db/order-status";
 import { coupons, orders } from "../db/schema";
-import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "./coupon-rules";
+import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "../domain/coupon-rules";
 import type { Deps } from "./deps";
 import type { OrderDraft } from "./order-drafts";
-import { orderTotals, spreadDiscount } from "./pricing";
+import { orderTotals, spreadDiscount } from "../domain/pricing";
 
 /**
  * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12): found by its code (any case) when

@@ -5,8 +5,8 @@ import { conflict, forbidden, invalidId, invalidParams } from "../domain/errors"
 import { pageWindow } from "../domain/paging";
 import { parseDateTime } from "../lib/time";
 import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type CouponRow, type ListCouponsQuery } from "../schemas/coupons.schema";
-import { assertEventAccess, isAdministrator, type AuthUser } from "./authority";
-import { parseNameList } from "./catalogue-names";
+import { assertEventAccess, isAdministrator, type AuthUser } from "../domain/authority";
+import { parseNameList } from "../domain/catalogue-names";
 import type { Deps } from "./deps";
 
 /**

@@ -9,7 +9,7 @@ import type { Deps } from "./deps";
 import { applyCoupon } from "./coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
 import { placeOrders } from "./order-placement";
-import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "./order-rules";
+import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "./payment-providers";
 import { completePayment } from "./payments.service";
 import { verifyCaptcha } from "./captcha";

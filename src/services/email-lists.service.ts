@@ -2,9 +2,9 @@ import { count as countRows, eq, sql } from "drizzle-orm";
 import { inScope, insertFrom } from "../db/client";
 import { emailListEntries } from "../db/schema";
 import { invalidId, invalidParams } from "../domain/errors";
-import { eventScope, type AuthUser } from "./authority";
+import { eventScope, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
-import { EmailListError, parseEmailList, type EmailListEntry } from "./email-list-csv";
+import { EmailListError, parseEmailList, type EmailListEntry } from "../domain/email-list-csv";
 
 export interface EmailListSummary {
   eventId: number;

@@ -3,7 +3,7 @@ import { events, scanKeys, ticketTypes } from "../db/schema";
 import type { EventConfig } from "../durable-objects/event-config";
 import { log } from "../lib/log";
 import type { Deps } from "./deps";
-import { parseSeatRanges, seatCount } from "./seat-plan";
+import { parseSeatRanges, seatCount } from "../domain/seat-plan";
 
 /** The object's copy of an event's catalogue, read from D1 (the source of truth). Null when the event is gone. */
 export async function loadEventConfig({ db }: Deps, eventId: number): Promise<EventConfig | null> {

@@ -23,7 +23,7 @@ import { purifyEmailHtml, purifyTerms } from "../lib/html";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import type { EventInput, EventRow, ListEventsQuery } from "../schemas/events.schema";
-import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "./authority";
+import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";

@@ -5,7 +5,7 @@ import { conflict, invalidId, invalidParams } from "../domain/errors";
 import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
 import type { Deps } from "./deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
-import { inputFieldProblems, type InputFieldSpec } from "./input-field-rules";
+import { inputFieldProblems, type InputFieldSpec } from "../domain/input-field-rules";
 import { insertWithFreshId } from "./fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";
 

@@ -10,7 +10,7 @@ import type { EventRow } from "../schemas/events.schema";
 import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { orderByUid } from "./personalisation.service";
-import { invoiceLines } from "./pricing";
+import { invoiceLines } from "../domain/pricing";
 import { ticketFonts } from "./ticket-fonts";
 
 const notAvailable = () => new ApiError(404, "rest_invoice_not_available", "There is no invoice for this order.");

@@ -2,7 +2,7 @@ import { count as countRows, desc, eq, lt, type SQL } from "drizzle-orm";
 import { inScope, insertIf } from "../db/client";
 import { logs, orders } from "../db/schema";
 import { forbidden, invalidId } from "../domain/errors";
-import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "./authority";
+import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 
 type LogRow = typeof logs.$inferSelect;

@@ -4,8 +4,8 @@ import { randomString } from "../lib/random";
 import type { EventRow } from "../schemas/events.schema";
 import type { TicketTypeRow } from "../schemas/ticket-types.schema";
 import type { Deps } from "./deps";
-import { checkFieldAnswers, checkTicketLines, orderError, type FieldAnswer, type TicketLine } from "./order-rules";
-import { orderTotals, unitPriceCents, type OrderTotals } from "./pricing";
+import { checkFieldAnswers, checkTicketLines, orderError, type FieldAnswer, type TicketLine } from "../domain/order-rules";
+import { orderTotals, unitPriceCents, type OrderTotals } from "../domain/pricing";
 import { passePartoutChildren, planStock, type StockPlan, type TicketSeed } from "./stock.service";
 
 /**

@@ -6,7 +6,7 @@ import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
 import { writeLog } from "./logs.service";
 import type { OrderDraft } from "./order-drafts";
-import { orderError } from "./order-rules";
+import { orderError } from "../domain/order-rules";
 
 /**
  * Who may order (decisions.md 5.7 and 13): unique users, the email-list restriction with its per-person cap, and the

@@ -3,7 +3,7 @@ import { FINAL_STATUSES } from "../db/order-status";
 import { events, orders } from "../db/schema";
 import { invalidParams } from "../domain/errors";
 import type { OrderEmailsSendInput } from "../schemas/bulk.schema";
-import { canAccessEvent, type AuthUser } from "./authority";
+import { canAccessEvent, type AuthUser } from "../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "./deps";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";

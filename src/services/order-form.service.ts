@@ -6,7 +6,7 @@ import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
 import { pushEventConfig } from "./event-config.service";
 import { catalogueOf } from "./order-drafts";
-import { isOnSale } from "./order-rules";
+import { isOnSale } from "../domain/order-rules";
 
 export type ClosedReason = "not_started" | "ended" | "sold_out";
 

@@ -8,7 +8,7 @@ import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { log } from "../lib/log";
 import { isFinalOrder } from "../db/order-status";
-import { orderError, type TicketLine } from "./order-rules";
+import { orderError, type TicketLine } from "../domain/order-rules";
 import { ticketSeeds } from "./order-drafts";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { insertTicketRows, revokeTicketRows } from "./ticket-rows";

@@ -15,7 +15,7 @@ import { seedsForOrder } from "./order-drafts";
 import { uniqueScope } from "./order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-placement";
 import { providerOfPayment } from "./payment-providers";
-import { seatText, type Seat } from "./seat-plan";
+import { seatText, type Seat } from "../domain/seat-plan";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
 import { orderTopicStatements } from "./topics";
 import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";

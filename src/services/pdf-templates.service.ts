@@ -5,7 +5,7 @@ import { log } from "../lib/log";
 import { pdfTemplateProblem } from "../pdf/template-check";
 import { exceedsUnpackedBudget } from "../pdf/unpacked-budget";
 import type { PdfTemplateChanges, PdfTemplateRow } from "../schemas/pdf-templates.schema";
-import { isAdministrator, type AuthUser } from "./authority";
+import { isAdministrator, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
 

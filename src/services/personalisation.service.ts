@@ -8,9 +8,9 @@ import type { OrderRow } from "../schemas/orders.schema";
 import type { TicketRow } from "../schemas/order-tickets.schema";
 import type { PersonaliseInput } from "../schemas/personalisation.schema";
 import type { Deps } from "./deps";
-import { checkFieldAnswers, orderError } from "./order-rules";
-import { selectChoices } from "./input-field-rules";
-import { ticketTypeLabel } from "./seat-plan";
+import { checkFieldAnswers, orderError } from "../domain/order-rules";
+import { selectChoices } from "../domain/input-field-rules";
+import { ticketTypeLabel } from "../domain/seat-plan";
 
 /**
  * Personalisation (decisions.md 7 and 13): a ticket whose type names fields in `personalise` needs those fields

@@ -4,7 +4,7 @@ import { FINAL_STATUSES } from "../db/order-status";
 import { events } from "../db/schema";
 import { centsToAmount } from "../lib/money";
 import type { EventRow } from "../schemas/events.schema";
-import { eventScope, type AuthUser } from "./authority";
+import { eventScope, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { inGroup } from "./event-groups";
 

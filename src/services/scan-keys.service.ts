@@ -4,7 +4,7 @@ import { scanKeys, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { randomString } from "../lib/random";
 import type { ScanKeyCreateInput, ScanKeyRow, ScanKeyUpdateInput } from "../schemas/scan-keys.schema";
-import { parseNameList, ticketTypeListProblem } from "./catalogue-names";
+import { parseNameList, ticketTypeListProblem } from "../domain/catalogue-names";
 import { insertWithFreshId } from "./fresh-ids";
 import type { Deps } from "./deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig } from "./event-config.service";

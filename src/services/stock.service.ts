@@ -9,8 +9,8 @@ import type { Deps } from "./deps";
 import { inGroup } from "./event-groups";
 import { pushEventConfig } from "./event-config.service";
 import { LIVE_STATUSES } from "../db/order-status";
-import { orderError, type TicketLine } from "./order-rules";
-import { ticketTypeLabel, type Seat } from "./seat-plan";
+import { orderError, type TicketLine } from "../domain/order-rules";
+import { ticketTypeLabel, type Seat } from "../domain/seat-plan";
 
 /**
  * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object

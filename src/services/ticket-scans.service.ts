@@ -1,7 +1,7 @@
 import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../durable-objects/event.do";
 import type { ScanResult } from "../durable-objects/scan-ledger";
 import { looksSigned, signerFor } from "../lib/ticket-codes";
-import { SCAN_ERRORS } from "./scan-rules";
+import { SCAN_ERRORS } from "../domain/scan-rules";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../db/schema";
 import { ApiError, invalidParams } from "../domain/errors";

@@ -5,8 +5,8 @@ import { coupons, inputFields, scanKeys, tickets, ticketTypes } from "../db/sche
 import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { randomHex } from "../lib/random";
 import type { TicketTypeInput, TicketTypeRow } from "../schemas/ticket-types.schema";
-import type { AuthUser } from "./authority";
-import { layoutProblem, parseNameList, personaliseProblem } from "./catalogue-names";
+import type { AuthUser } from "../domain/authority";
+import { layoutProblem, parseNameList, personaliseProblem } from "../domain/catalogue-names";
 import type { Deps } from "./deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";

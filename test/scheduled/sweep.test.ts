@@ -8,7 +8,7 @@ import { jobQueueFrom, type JobQueue } from "../../src/queues/job-queue";
 import type { JobMessage, WebhookDeliveryJob } from "../../src/queues/messages";
 import { sweep } from "../../src/scheduled/sweep";
 import { createDashboardOrderBody } from "../../src/schemas/orders.schema";
-import type { AuthUser } from "../../src/services/authority";
+import type { AuthUser } from "../../src/domain/authority";
 import { depsFromEnv, type Deps } from "../../src/services/deps";
 import { confirmOrder } from "../../src/services/confirmations.service";
 import { sendQueuedEmail } from "../../src/services/emails.service";

@@ -9,7 +9,7 @@ import type { LedgerSnapshot } from "../../src/durable-objects/stock-ledger";
 import { ApiError } from "../../src/domain/errors";
 import { depsFromEnv } from "../../src/services/deps";
 import { newOrderUid, ticketSeeds } from "../../src/services/order-drafts";
-import type { TicketLine } from "../../src/services/order-rules";
+import type { TicketLine } from "../../src/domain/order-rules";
 import { holdStock, planStock, rebuildEventObject, releaseStock, type StockPlan } from "../../src/services/stock.service";
 import { call, expectJson, unique } from "../helpers/api";
 import { db } from "../helpers/catalogue";

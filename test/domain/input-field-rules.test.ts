@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inputFieldProblems, isDate, isTime, selectChoices, type InputFieldSpec } from "../../src/services/input-field-rules";
+import { inputFieldProblems, isDate, isTime, selectChoices, type InputFieldSpec } from "../../src/domain/input-field-rules";
 
 /** A consistent field of the given type; each test changes what it is about. */
 const field = (spec: Partial<InputFieldSpec> & Pick<InputFieldSpec, "type">): InputFieldSpec => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/domain/errors";
-import { checkCoupon, couponDiscountCents, coversNoneOf, type CouponLine, type CouponRow, type CouponUse } from "../../src/services/coupon-rules";
+import { checkCoupon, couponDiscountCents, coversNoneOf, type CouponLine, type CouponRow, type CouponUse } from "../../src/domain/coupon-rules";
 
 /**
  * A coupon at checkout as plain rules (decisions.md 5.4, 5.5, 12 and 13 "Orders"): `checkCoupon` throws the first

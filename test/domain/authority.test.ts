@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/domain/errors";
-import { assertAdministrator, assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../../src/services/authority";
+import { assertAdministrator, assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../../src/domain/authority";
 
 const admin: AuthUser = { id: 1, username: "a", role: "administrator", authorisedEvents: [] };
 const organizer: AuthUser = { id: 2, username: "o", role: "organizer", authorisedEvents: [3, 5] };

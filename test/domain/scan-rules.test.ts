@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideScan, SCAN_ERRORS, type ScanRecord } from "../../src/services/scan-rules";
+import { decideScan, SCAN_ERRORS, type ScanRecord } from "../../src/domain/scan-rules";
 
 /**
  * The scan levels as one pure decision (decisions.md 6, 12 "Scans", 13 "Tickets, scans, messages"): `decideScan`

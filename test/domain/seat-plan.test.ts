@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSeatRanges, seatAt, seatCount, seatText, ticketTypeLabel, type SeatRange } from "../../src/services/seat-plan";
+import { parseSeatRanges, seatAt, seatCount, seatText, ticketTypeLabel, type SeatRange } from "../../src/domain/seat-plan";
 
 /**
  * The pure seat-plan functions (decisions.md 7 "Seats"): `seats_config` parsed into ranges (`row:from-to`, a range

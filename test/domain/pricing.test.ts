@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { divideRoundHalfUp, includedVatCents, invoiceLines, orderTotals, spreadDiscount, unitPriceCents } from "../../src/services/pricing";
+import { divideRoundHalfUp, includedVatCents, invoiceLines, orderTotals, spreadDiscount, unitPriceCents } from "../../src/domain/pricing";
 
 /** Prices of decisions.md 5.5 and 13 ("VAT"): integer cents, prices include VAT, discounts spread by largest remainder. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EmailListError, parseEmailList } from "../../src/services/email-list-csv";
+import { EmailListError, parseEmailList } from "../../src/domain/email-list-csv";
 
 /** The EmailListError message `text` is refused with (fails the test when it is accepted). */
 function refusal(text: string): string {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "../domain/errors";
+import { ApiError } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import type { EventRow } from "../schemas/events.schema";
 import type { InputFieldRow } from "../schemas/input-fields.schema";

@@ -1,5 +1,5 @@
 import type { Role } from "../db/schema";
-import { forbidden } from "../domain/errors";
+import { forbidden } from "./errors";
 
 /** Who is calling, as the authority rules of decisions.md section 13 need it. */
 export interface AuthUser {

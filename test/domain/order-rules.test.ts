@@ -10,7 +10,7 @@ import {
   checkTicketLines,
   isOnSale,
   readTicketCounts,
-} from "../../src/services/order-rules";
+} from "../../src/domain/order-rules";
 
 /** The order rules of decisions.md 5.4 and 13 ("Orders"), as plain functions. */
 
