@@ -1,7 +1,7 @@
-import type { CouponRow } from "../schemas/coupons.schema";
 import { centsToDecimal } from "../lib/money";
 import { orderError } from "./order-rules";
 import { divideRoundHalfUp } from "./pricing";
+import type { CouponRow } from "../db/rows";
 
 /**
  * A coupon at checkout (decisions.md 5.4, 5.5, 12), as plain rules over the coupon, the moment, the orderer and the

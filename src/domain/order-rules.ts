@@ -1,10 +1,8 @@
 import { z } from "zod";
 import { ApiError } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
-import type { EventRow } from "../schemas/events.schema";
-import type { InputFieldRow } from "../schemas/input-fields.schema";
-import type { TicketTypeRow } from "../schemas/ticket-types.schema";
 import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
+import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
 
 /**
  * The order rules of decisions.md 5.4 and 13 ("Orders") as plain functions, each throwing the first failure with

@@ -8,10 +8,10 @@ import { requireOrderingKey } from "../http/ordering-key";
 import { created, ok } from "../http/respond";
 import { createBody } from "../http/validate";
 import { createCustomerOrderBody } from "../schemas/customer-orders.schema";
-import type { EventRow } from "../schemas/events.schema";
 import { presentOrder } from "../schemas/orders.schema";
 import { committedCustomerOrder, createCustomerOrder, shopEvent, type CustomerOrderResult } from "../services/customer-orders.service";
 import { orderForm } from "../services/order-form.service";
+import type { EventRow } from "../db/rows";
 
 type ShopEnv = AppEnv & { Variables: { event: EventRow } };
 

@@ -5,16 +5,7 @@ import { embedRequest, wantsEmbed, withoutLinks } from "../http/links";
 import { setPagingHeaders } from "../http/paging";
 import { created, deleted, ok, page } from "../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, query, updateBody } from "../http/validate";
-import {
-  createEventBody,
-  deleteEventQuery,
-  EVENT_CREATE_READ_ONLY,
-  EVENT_UPDATE_READ_ONLY,
-  listEventsQuery,
-  presentEvent,
-  updateEventBody,
-  type EventRow,
-} from "../schemas/events.schema";
+import { createEventBody, deleteEventQuery, EVENT_CREATE_READ_ONLY, EVENT_UPDATE_READ_ONLY, listEventsQuery, presentEvent, updateEventBody } from "../schemas/events.schema";
 import { presentInputField } from "../schemas/input-fields.schema";
 import { presentScanKey } from "../schemas/scan-keys.schema";
 import { presentTicketType } from "../schemas/ticket-types.schema";
@@ -23,6 +14,7 @@ import { listInputFields } from "../services/input-fields.service";
 import { salesTotals, scanTotals } from "../services/reports.service";
 import { listScanKeys } from "../services/scan-keys.service";
 import { listTicketTypes } from "../services/ticket-types.service";
+import type { EventRow } from "../db/rows";
 
 /** An event, with `_embedded` ticket types, input fields, scan keys and report totals when `_embed` asks for them. */
 async function presentWithEmbeds(c: AppContext, event: EventRow) {

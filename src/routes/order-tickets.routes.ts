@@ -5,9 +5,9 @@ import { apiUrl } from "../http/links";
 import { deleted, ok } from "../http/respond";
 import { pathId } from "../http/validate";
 import { presentOrderTickets } from "../schemas/order-tickets.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import { deleteTickets, issueTickets, ticketsOfOrders } from "../services/order-tickets.service";
 import { getOrderFor } from "../services/orders.service";
+import type { OrderRow } from "../db/rows";
 
 async function present(c: AppContext, order: OrderRow) {
   const deps = depsOf(c);

@@ -8,21 +8,13 @@ import { setPagingHeaders } from "../http/paging";
 import { created, deleted, ok, page } from "../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, query, updateBody } from "../http/validate";
 import { presentOrderTickets } from "../schemas/order-tickets.schema";
-import {
-  createDashboardOrderBody,
-  listOrdersQuery,
-  ORDER_READ_ONLY,
-  orderLinks,
-  presentOrder,
-  presentOrderContact,
-  updateOrderBody,
-  type OrderRow,
-} from "../schemas/orders.schema";
+import { createDashboardOrderBody, listOrdersQuery, ORDER_READ_ONLY, orderLinks, presentOrder, presentOrderContact, updateOrderBody } from "../schemas/orders.schema";
 import { refundOneBody } from "../schemas/bulk.schema";
 import { ticketsOfOrders } from "../services/order-tickets.service";
 import { requestRefund } from "../services/refunds.service";
 import { centsToAmount } from "../lib/money";
 import { createDashboardOrder, deleteOrder, eventsOf, getOrderFor, listOrders, updateOrder } from "../services/orders.service";
+import type { OrderRow } from "../db/rows";
 
 /** Orders as the API shows them, with `_embedded.tickets` (tickets and their scans) when `_embed` asks. */
 async function presentOrders(c: AppContext, rows: readonly OrderRow[]) {

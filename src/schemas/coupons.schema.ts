@@ -1,13 +1,12 @@
 import { z } from "zod";
-import type { CouponType, coupons } from "../db/schema";
+import type { CouponType } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
 import { centsToAmount } from "../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
 import { formatNameList } from "../domain/catalogue-names";
 import { count, emailOrEmpty, eventIdCsv, money, wireDateTimeOrEmpty } from "./common";
-
-export type CouponRow = typeof coupons.$inferSelect;
+import type { CouponRow } from "../db/rows";
 
 export const COUPON_TYPES = ["percent", "fixed"] as const satisfies readonly CouponType[];
 

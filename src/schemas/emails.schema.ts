@@ -2,7 +2,7 @@ import { z } from "zod";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
-import type { EmailRow } from "../services/emails.service";
+import type { EmailRow } from "../db/rows";
 
 const idCsv = z
   .string()

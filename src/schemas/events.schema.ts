@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { events } from "../db/schema";
 import type { Link, Links } from "../http/links";
 import { apiUrl, selfAndCollection, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
@@ -13,8 +12,7 @@ import {
   webUrlOrEmpty,
   wireDateTimeOrEmpty,
 } from "./common";
-
-export type EventRow = typeof events.$inferSelect;
+import type { EventRow } from "../db/rows";
 
 export const EVENT_FLAGS = [
   "emails_needed",

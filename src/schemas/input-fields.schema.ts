@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { INPUT_FIELD_TYPES, type inputFields } from "../db/schema";
+import { INPUT_FIELD_TYPES } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { LAYOUT_ORDER_NAMES } from "../domain/catalogue-names";
-
-export type InputFieldRow = typeof inputFields.$inferSelect;
+import type { InputFieldRow } from "../db/rows";
 
 const name = z
   .string()

@@ -1,8 +1,6 @@
-import type { logs } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { formatDateTime } from "../lib/time";
-
-export type LogRow = typeof logs.$inferSelect;
+import type { LogRow } from "../db/rows";
 
 export function presentLog(c: LinkBase, entry: LogRow, timezone: string) {
   return {

@@ -1,11 +1,7 @@
-import type { tickets } from "../db/schema";
 import { apiUrl, type LinkBase } from "../http/links";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
-import type { EventRow } from "./events.schema";
-import type { OrderRow } from "./orders.schema";
 import { ticketTypeLabel } from "../domain/seat-plan";
-
-export type TicketRow = typeof tickets.$inferSelect;
+import type { EventRow, OrderRow, TicketRow } from "../db/rows";
 
 export interface ScanView {
   level: number;

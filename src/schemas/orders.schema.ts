@@ -1,13 +1,10 @@
 import { z } from "zod";
-import type { orders } from "../db/schema";
 import { apiUrl, selfAndCollection, type Links, type LinkBase } from "../http/links";
 import { orderbyParam, pagingQueryShape } from "../http/paging";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { centsToAmount, parseCents } from "../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
-import type { EventRow } from "./events.schema";
-
-export type OrderRow = typeof orders.$inferSelect;
+import type { EventRow, OrderRow } from "../db/rows";
 
 const fieldValue = z.string().max(1000, "must be at most 1000 characters");
 

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { TEMPLATE_TYPES, type pdfTemplates } from "../db/schema";
+import { TEMPLATE_TYPES } from "../db/schema";
 import { apiUrl, selfAndCollection, type LinkBase } from "../http/links";
 import { filePart } from "../http/validate";
 import { formatDateTime } from "../lib/time";
-
-export type PdfTemplateRow = typeof pdfTemplates.$inferSelect;
+import type { PdfTemplateRow } from "../db/rows";
 
 const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
 const type = z.enum(TEMPLATE_TYPES, `must be one of ${TEMPLATE_TYPES.join(", ")}`);

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { SCAN_LEVELS, type scanKeys } from "../db/schema";
+import { SCAN_LEVELS } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { formatNameList } from "../domain/catalogue-names";
 import { phpDateFormat } from "./common";
-
-export type ScanKeyRow = typeof scanKeys.$inferSelect;
+import type { ScanKeyRow } from "../db/rows";
 
 export const SCAN_KEY_PATTERN = /^[A-Za-z0-9]{16}$/;
 

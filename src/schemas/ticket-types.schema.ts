@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { VOLUME_PRICE_MIN_COUNT, type ticketTypes, type VolumePrice } from "../db/schema";
+import { VOLUME_PRICE_MIN_COUNT, type VolumePrice } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { centsToAmount, parseCents } from "../lib/money";
 import { formatNameList } from "../domain/catalogue-names";
 import { count, money } from "./common";
-
-export type TicketTypeRow = typeof ticketTypes.$inferSelect;
+import type { TicketTypeRow } from "../db/rows";
 
 /** `[{"5": 9.5}, {"10": 9}]`: ticket count (2 or more, each once) to unit price; read sorted by count. */
 const volumePrice = z

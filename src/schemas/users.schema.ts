@@ -3,8 +3,9 @@ import { ROLES } from "../db/schema";
 import { selfAndCollection, type LinkBase } from "../http/links";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { formatDateTime } from "../lib/time";
-import type { ApplicationPasswordRow, NewUser, UserChanges, UserRow } from "../services/users.service";
+import type { NewUser, UserChanges } from "../services/users.service";
 import { emailAddress, eventIdList } from "./common";
+import type { ApplicationPasswordRow, UserRow } from "../db/rows";
 
 const username = z
   .string()

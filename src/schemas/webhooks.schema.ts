@@ -1,11 +1,9 @@
 import { z } from "zod";
-import type { RecordedExchange, webhookDeliveries, webhooks } from "../db/schema";
+import type { RecordedExchange } from "../db/schema";
 import { apiUrl, selfAndCollection, type LinkBase } from "../http/links";
 import { formatDateTime, formatOptionalDateTime, NEVER } from "../lib/time";
 import { WEBHOOK_TOPICS } from "../services/webhook-deliveries.service";
-
-export type WebhookRow = typeof webhooks.$inferSelect;
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+import type { DeliveryRow, WebhookRow } from "../db/rows";
 
 export const DEFAULT_RETRY_SCHEME = [1, 1, 2, 4, 8];
 export const DEFAULT_FAILURE_THRESHOLD = 60;

@@ -2,14 +2,13 @@ import { and, eq, sql } from "drizzle-orm";
 import { events, orders } from "../db/schema";
 import { invalidId } from "../domain/errors";
 import { randomString } from "../lib/random";
-import type { EventRow } from "../schemas/events.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { orderEmail, outboxStatement } from "./emails.service";
 import { seedsForOrder } from "./order-drafts";
 import { announceFinal, finalStatements } from "./order-placement";
 import { orderTopicStatements } from "./topics";
 import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import type { EventRow, OrderRow } from "../db/rows";
 
 /**
  * `GET /orders/confirm/<token>` (decisions.md 5.7 and 14): the customer confirms a booking with the token of the

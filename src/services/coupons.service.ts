@@ -4,10 +4,11 @@ import { coupons, events, ticketTypes } from "../db/schema";
 import { conflict, forbidden, invalidId, invalidParams } from "../domain/errors";
 import { pageWindow } from "../domain/paging";
 import { parseDateTime } from "../lib/time";
-import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type CouponRow, type ListCouponsQuery } from "../schemas/coupons.schema";
+import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type ListCouponsQuery } from "../schemas/coupons.schema";
 import { assertEventAccess, isAdministrator, type AuthUser } from "../domain/authority";
 import { parseNameList } from "../domain/catalogue-names";
 import type { Deps } from "./deps";
+import type { CouponRow } from "../db/rows";
 
 /**
  * Coupons (spec: Coupon, Coupons; decisions.md 12, 13). Authority: an administrator sees and changes every coupon;

@@ -2,9 +2,7 @@ import { and, asc, eq, or } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders } from "../db/schema";
 import { ApiError, invalidId } from "../domain/errors";
-import type { EventRow } from "../schemas/events.schema";
 import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { applyCoupon } from "./coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
@@ -13,8 +11,9 @@ import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicket
 import { providerForEvent, providerOfPayment } from "./payment-providers";
 import { completePayment } from "./payments.service";
 import { verifyCaptcha } from "./captcha";
-import { confirmationFor, whoMayOrder, type ClaimRow } from "./order-eligibility";
+import { confirmationFor, whoMayOrder } from "./order-eligibility";
 import { formatDateTime, formatOptionalDateTime } from "../lib/time";
+import type { ClaimRow, EventRow, OrderRow } from "../db/rows";
 
 export interface CustomerOrderResult {
   order: OrderRow;

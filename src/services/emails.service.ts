@@ -4,15 +4,12 @@ import { emails } from "../db/schema";
 import { pageWindow } from "../domain/paging";
 import { LOST_MESSAGE_S } from "../queues/job-queue";
 import type { EmailJob } from "../queues/messages";
-import type { EventRow } from "../schemas/events.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { emailProvider } from "./email-providers";
 import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "./email-templates";
 import { writeLogStatement } from "./logs.service";
 import { orderKeywords } from "./order-keywords";
-
-export type EmailRow = typeof emails.$inferSelect;
+import type { EmailRow, EventRow, OrderRow } from "../db/rows";
 
 /** Minutes before each retry of a failed send; after the last, the email has failed and is logged. */
 export const EMAIL_RETRY_MINUTES = [1, 5, 15, 60];

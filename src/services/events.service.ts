@@ -22,7 +22,7 @@ import { pageWindow } from "../domain/paging";
 import { purifyEmailHtml, purifyTerms } from "../lib/html";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../lib/time";
-import type { EventInput, EventRow, ListEventsQuery } from "../schemas/events.schema";
+import type { EventInput, ListEventsQuery } from "../schemas/events.schema";
 import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { inGroup } from "./event-groups";
@@ -30,6 +30,7 @@ import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } 
 import { isTemplateUsableBy } from "./pdf-templates.service";
 import { purgeEventPdfs, purgeOrderPdfs } from "./ticket-pdfs.service";
 import { eventTopic } from "./topics";
+import type { EventRow } from "../db/rows";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
 

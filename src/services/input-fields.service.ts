@@ -2,12 +2,13 @@ import { and, asc, eq, or, sql } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { inputFields, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../domain/errors";
-import type { InputFieldInput, InputFieldRow } from "../schemas/input-fields.schema";
+import type { InputFieldInput } from "../schemas/input-fields.schema";
 import type { Deps } from "./deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
 import { inputFieldProblems, type InputFieldSpec } from "../domain/input-field-rules";
 import { insertWithFreshId } from "./fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";
+import type { InputFieldRow } from "../db/rows";
 
 type InputFieldValues = InputFieldSpec & { name: string; isRequired: boolean };
 

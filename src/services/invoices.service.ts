@@ -6,12 +6,11 @@ import { centsToDecimal } from "../lib/money";
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";
 import { renderInvoice, type InvoiceView } from "../pdf/render-invoice";
-import type { EventRow } from "../schemas/events.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { orderByUid } from "./personalisation.service";
 import { invoiceLines } from "../domain/pricing";
 import { ticketFonts } from "./ticket-fonts";
+import type { EventRow, OrderRow } from "../db/rows";
 
 const notAvailable = () => new ApiError(404, "rest_invoice_not_available", "There is no invoice for this order.");
 

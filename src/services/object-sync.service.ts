@@ -3,9 +3,9 @@ import { insertIf } from "../db/client";
 import { isFinalOrder, LIVE_STATUSES } from "../db/order-status";
 import { events, objectSyncs, orders, tickets } from "../db/schema";
 import { log } from "../lib/log";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { objectTicketOf } from "./stock.service";
+import type { OrderRow } from "../db/rows";
 
 /**
  * The event objects learn every order change from D1, never only from a call after the answer (issue 18): the

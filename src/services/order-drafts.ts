@@ -1,12 +1,11 @@
 import { asc, eq } from "drizzle-orm";
 import { inputFields, ticketTypes, type OrderFieldValue, type OrderLine, type OrderSeats } from "../db/schema";
 import { randomString } from "../lib/random";
-import type { EventRow } from "../schemas/events.schema";
-import type { TicketTypeRow } from "../schemas/ticket-types.schema";
 import type { Deps } from "./deps";
 import { checkFieldAnswers, checkTicketLines, orderError, type FieldAnswer, type TicketLine } from "../domain/order-rules";
 import { orderTotals, unitPriceCents, type OrderTotals } from "../domain/pricing";
 import { passePartoutChildren, planStock, type StockPlan, type TicketSeed } from "./stock.service";
+import type { EventRow, TicketTypeRow } from "../db/rows";
 
 /**
  * An order checked and priced but not yet placed: what the order rules produce for one event, before stock is

@@ -2,11 +2,11 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { emailListEntries, orderClaims } from "../db/schema";
 import { centsToDecimal } from "../lib/money";
 import { exchange } from "../lib/outbound";
-import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
 import { writeLog } from "./logs.service";
 import type { OrderDraft } from "./order-drafts";
 import { orderError } from "../domain/order-rules";
+import type { ClaimRow, EventRow } from "../db/rows";
 
 /**
  * Who may order (decisions.md 5.7 and 13): unique users, the email-list restriction with its per-person cap, and the
@@ -14,8 +14,6 @@ import { orderError } from "../domain/order-rules";
  * are written in the order's batch, where a unique index and a trigger decide for good (two parallel orders cannot
  * both pass).
  */
-
-export type ClaimRow = typeof orderClaims.$inferInsert;
 
 export const alreadyOrdered = () => orderError("order_already_ordered", "You already have a booking/order");
 export const notAllowed = (message = "You are not allowed to book/order") => orderError("order_not_allowed", message);

@@ -2,11 +2,11 @@ import { and, asc, eq, or } from "drizzle-orm";
 import { events } from "../db/schema";
 import { centsToAmount } from "../lib/money";
 import { formatOptionalDateTime } from "../lib/time";
-import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
 import { pushEventConfig } from "./event-config.service";
 import { catalogueOf } from "./order-drafts";
 import { isOnSale } from "../domain/order-rules";
+import type { EventRow } from "../db/rows";
 
 export type ClosedReason = "not_started" | "ended" | "sold_out";
 

@@ -2,10 +2,9 @@ import { API_BASE } from "../config";
 import { escapeHtml } from "../lib/html";
 import { centsToDecimal } from "../lib/money";
 import { wallClockAt } from "../lib/time";
-import type { EventRow } from "../schemas/events.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import type { KeywordValues } from "./email-templates";
+import type { EventRow, OrderRow } from "../db/rows";
 
 /**
  * The keyword values of an order's emails, with the meanings of Fast Events (decisions.md 14), because migrated

@@ -2,19 +2,18 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } from "../db/schema";
 import { randomString } from "../lib/random";
-import type { EventRow } from "../schemas/events.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { usageLimitReached } from "../domain/coupon-rules";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
-import { alreadyOrdered, capRefusal, type ClaimRow } from "./order-eligibility";
+import { alreadyOrdered, capRefusal } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
 import { seatText, type Seat } from "../domain/seat-plan";
 import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
 import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds, type TicketSeed } from "./stock.service";
 import { orderTopicStatements } from "./topics";
 import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import type { ClaimRow, EventRow, OrderRow } from "../db/rows";
 
 /** A hold must reach D1 well inside the object's deadline (HOLD_MS, 90 s); past this the order is abandoned. */
 const MAX_HOLD_TO_WRITE_MS = 60_000;

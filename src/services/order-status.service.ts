@@ -4,9 +4,9 @@ import { orders, tickets } from "../db/schema";
 import { API_BASE } from "../config";
 import { invalidId } from "../domain/errors";
 import { secretsEqual } from "../lib/crypto";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { allPersonalised } from "./personalisation.service";
+import type { OrderRow } from "../db/rows";
 
 /**
  * The order named by id and uid together (a public capability): anything else, including a wrong uid, is the same

@@ -2,9 +2,7 @@ import { asc, eq, inArray, sql } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, scans, tickets, ticketTypes } from "../db/schema";
 import { formatDateTime } from "../lib/time";
-import type { EventRow } from "../schemas/events.schema";
-import type { ScanView, TicketRow } from "../schemas/order-tickets.schema";
-import type { OrderRow } from "../schemas/orders.schema";
+import type { ScanView } from "../schemas/order-tickets.schema";
 import type { Deps } from "./deps";
 import { log } from "../lib/log";
 import { isFinalOrder } from "../db/order-status";
@@ -14,6 +12,7 @@ import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { insertTicketRows, revokeTicketRows } from "./ticket-rows";
 import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
 import type { ObjectTicket } from "../durable-objects/stock-ledger";
+import type { EventRow, OrderRow, TicketRow } from "../db/rows";
 
 export interface OrderTickets {
   rows: TicketRow[];

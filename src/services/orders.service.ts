@@ -5,8 +5,7 @@ import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { pageWindow } from "../domain/paging";
 import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";
-import type { EventRow } from "../schemas/events.schema";
-import type { DashboardOrderInput, ListOrdersQuery, OrderRow } from "../schemas/orders.schema";
+import type { DashboardOrderInput, ListOrdersQuery } from "../schemas/orders.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "../domain/authority";
 import { applyCoupon } from "./coupon-checkout";
 import type { Deps } from "./deps";
@@ -22,6 +21,7 @@ import { draftOrder, catalogueStatements, type Catalogue } from "./order-drafts"
 import { confirmationFor, whoMayOrder } from "./order-eligibility";
 import { placeOrders } from "./order-placement";
 import { soldUpdates, stockEventIds } from "./stock.service";
+import type { EventRow, OrderRow } from "../db/rows";
 
 /** The event named in an order body: unknown is a 400 (an id inside a body), outside the user's events a 403. */
 /** The order's event and its catalogue, in one round trip (the dashboard path is measured by the benchmark). */

@@ -6,8 +6,6 @@ import { invalidId } from "../domain/errors";
 import { log } from "../lib/log";
 import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";
-import type { EventRow } from "../schemas/events.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
 import { writeLog, writeLogStatement } from "./logs.service";
@@ -19,6 +17,7 @@ import { seatText, type Seat } from "../domain/seat-plan";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
 import { orderTopicStatements } from "./topics";
 import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import type { EventRow, OrderRow } from "../db/rows";
 
 export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };
 

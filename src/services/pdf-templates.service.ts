@@ -4,10 +4,11 @@ import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../doma
 import { log } from "../lib/log";
 import { pdfTemplateProblem } from "../pdf/template-check";
 import { exceedsUnpackedBudget } from "../pdf/unpacked-budget";
-import type { PdfTemplateChanges, PdfTemplateRow } from "../schemas/pdf-templates.schema";
+import type { PdfTemplateChanges } from "../schemas/pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
+import type { PdfTemplateRow } from "../db/rows";
 
 export interface PdfTemplateWithOwner {
   template: PdfTemplateRow;

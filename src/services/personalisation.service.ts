@@ -3,14 +3,12 @@ import { inIds } from "../db/client";
 import { inputFields, orders, tickets, ticketTypes } from "../db/schema";
 import { invalidId, invalidParams } from "../domain/errors";
 import { secretsEqual } from "../lib/crypto";
-import type { InputFieldRow } from "../schemas/input-fields.schema";
-import type { OrderRow } from "../schemas/orders.schema";
-import type { TicketRow } from "../schemas/order-tickets.schema";
 import type { PersonaliseInput } from "../schemas/personalisation.schema";
 import type { Deps } from "./deps";
 import { checkFieldAnswers, orderError } from "../domain/order-rules";
 import { selectChoices } from "../domain/input-field-rules";
 import { ticketTypeLabel } from "../domain/seat-plan";
+import type { InputFieldRow, OrderRow, TicketRow } from "../db/rows";
 
 /**
  * Personalisation (decisions.md 7 and 13): a ticket whose type names fields in `personalise` needs those fields

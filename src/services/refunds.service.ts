@@ -4,7 +4,6 @@ import { events, orderClaims, orders, tickets } from "../db/schema";
 import { invalidParams } from "../domain/errors";
 import { centsToDecimal } from "../lib/money";
 import type { RefundSendInput } from "../schemas/bulk.schema";
-import type { OrderRow } from "../schemas/orders.schema";
 import { canAccessEvent, type AuthUser } from "../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "./deps";
@@ -17,6 +16,7 @@ import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { revokeTicketRows } from "./ticket-rows";
 import { orderTopicStatements } from "./topics";
 import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import type { OrderRow } from "../db/rows";
 
 /**
  * Refunds (decisions.md 10, 13): the send call checks each order and queues the rest; the queue consumer refunds

@@ -3,10 +3,10 @@ import { inIds } from "../db/client";
 import { FINAL_STATUSES } from "../db/order-status";
 import { events } from "../db/schema";
 import { centsToAmount } from "../lib/money";
-import type { EventRow } from "../schemas/events.schema";
 import { eventScope, type AuthUser } from "../domain/authority";
 import type { Deps } from "./deps";
 import { inGroup } from "./event-groups";
+import type { EventRow } from "../db/rows";
 
 /**
  * Sales and scan reports (spec "Sales and scan reports"), aggregated in D1 (the objects are never asked). Sales

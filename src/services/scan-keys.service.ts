@@ -3,11 +3,12 @@ import { isUniqueViolation } from "../db/client";
 import { scanKeys, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { randomString } from "../lib/random";
-import type { ScanKeyCreateInput, ScanKeyRow, ScanKeyUpdateInput } from "../schemas/scan-keys.schema";
+import type { ScanKeyCreateInput, ScanKeyUpdateInput } from "../schemas/scan-keys.schema";
 import { parseNameList, ticketTypeListProblem } from "../domain/catalogue-names";
 import { insertWithFreshId } from "./fresh-ids";
 import type { Deps } from "./deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig } from "./event-config.service";
+import type { ScanKeyRow } from "../db/rows";
 
 export const DEFAULT_SCAN_DATE_FORMAT = "Y-m-d H:i:s";
 

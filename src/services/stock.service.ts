@@ -4,13 +4,13 @@ import { events, orders, tickets, ticketTypes, type StockDeduction } from "../db
 import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
 import { internalError, type ApiError } from "../domain/errors";
 import { log } from "../lib/log";
-import type { EventRow } from "../schemas/events.schema";
 import type { Deps } from "./deps";
 import { inGroup } from "./event-groups";
 import { pushEventConfig } from "./event-config.service";
 import { LIVE_STATUSES } from "../db/order-status";
 import { orderError, type TicketLine } from "../domain/order-rules";
 import { ticketTypeLabel, type Seat } from "../domain/seat-plan";
+import type { EventRow } from "../db/rows";
 
 /**
  * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object

@@ -8,11 +8,7 @@ import { qrPayload, signerFor } from "../lib/ticket-codes";
 import { formatDateTime, wallClockAt } from "../lib/time";
 import { mergePdfs } from "../pdf/merge";
 import { renderTickets, type TicketView } from "../pdf/render-tickets";
-import type { EventRow } from "../schemas/events.schema";
-import type { TicketRow } from "../schemas/order-tickets.schema";
-import { presentOrder, type OrderRow } from "../schemas/orders.schema";
-import type { PdfTemplateRow } from "../schemas/pdf-templates.schema";
-import type { TicketTypeRow } from "../schemas/ticket-types.schema";
+import { presentOrder } from "../schemas/orders.schema";
 import type { Deps } from "./deps";
 import { LAYOUT_ORDER_NAMES } from "../domain/catalogue-names";
 import { allPersonalised, orderByUid } from "./personalisation.service";
@@ -20,6 +16,7 @@ import { ticketTypeLabel } from "../domain/seat-plan";
 import { ticketFonts } from "./ticket-fonts";
 import { fireTopic, isListenedTo } from "./webhook-deliveries.service";
 import { API_BASE } from "../config";
+import type { EventRow, OrderRow, PdfTemplateRow, TicketRow, TicketTypeRow } from "../db/rows";
 
 /**
  * Where an order's PDF is cached: under its uid alone, so a cached download is one R2 read with no D1 query

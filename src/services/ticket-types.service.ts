@@ -4,13 +4,14 @@ import { insertWithFreshId } from "./fresh-ids";
 import { coupons, inputFields, scanKeys, tickets, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../domain/errors";
 import { randomHex } from "../lib/random";
-import type { TicketTypeInput, TicketTypeRow } from "../schemas/ticket-types.schema";
+import type { TicketTypeInput } from "../schemas/ticket-types.schema";
 import type { AuthUser } from "../domain/authority";
 import { layoutProblem, parseNameList, personaliseProblem } from "../domain/catalogue-names";
 import type { Deps } from "./deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
+import type { TicketTypeRow } from "../db/rows";
 
 /** Catalogue ids: `v` and 5 lowercase hex, unique within the event. */
 export function newCatalogueId(): string {

@@ -5,9 +5,7 @@ import { ApiError, conflict, invalidId } from "../domain/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
 import type { Deps } from "./deps";
 import { assertEventsExist } from "./event-references";
-
-export type UserRow = typeof users.$inferSelect;
-export type ApplicationPasswordRow = typeof applicationPasswords.$inferSelect;
+import type { ApplicationPasswordRow, UserRow } from "../db/rows";
 
 export interface NewUser {
   username: string;

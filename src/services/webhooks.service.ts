@@ -2,12 +2,13 @@ import { and, asc, count as countRows, desc, eq, sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../db/schema";
 import { invalidId, invalidParams } from "../domain/errors";
 import { outboundUrlProblem } from "../lib/outbound-url";
-import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type DeliveryRow, type WebhookInput, type WebhookRow } from "../schemas/webhooks.schema";
+import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type WebhookInput } from "../schemas/webhooks.schema";
 import type { Deps } from "./deps";
 import { writeLogStatement } from "./logs.service";
 import { forgetListenedTopics, newDeliveryId } from "./webhook-deliveries.service";
 import { sendWebhook } from "./webhook-sender";
 import type { RecordedExchange } from "../db/schema";
+import type { DeliveryRow, WebhookRow } from "../db/rows";
 
 export function listWebhooks({ db }: Deps): Promise<WebhookRow[]> {
   return db.select().from(webhooks).orderBy(asc(webhooks.id));

@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/domain/errors";
-import type { EventRow } from "../../src/schemas/events.schema";
-import type { InputFieldRow } from "../../src/schemas/input-fields.schema";
-import type { TicketTypeRow } from "../../src/schemas/ticket-types.schema";
 import {
   checkFieldAnswers,
   checkOrderer,
@@ -11,6 +8,7 @@ import {
   isOnSale,
   readTicketCounts,
 } from "../../src/domain/order-rules";
+import type { EventRow, InputFieldRow, TicketTypeRow } from "../../src/db/rows";
 
 /** The order rules of decisions.md 5.4 and 13 ("Orders"), as plain functions. */
 
