@@ -1,5 +1,5 @@
-import type { EventObject } from "./durable-objects/event.do";
-import type { JobMessage } from "./queues/messages";
+import type { EventObject } from "./event-object/event.do";
+import type { JobMessage } from "./platform/messages";
 
 /** Bindings of wrangler.toml plus the vars and secrets the service reads (see src/config.ts). */
 export interface Env {

@@ -2,9 +2,9 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { handleQueue } from "./queues";
 import { sweep } from "./scheduled/sweep";
-import { depsFromEnv } from "./services/deps";
+import { depsFromEnv } from "./platform/deps";
 
-export { EventObject } from "./durable-objects/event.do";
+export { EventObject } from "./event-object/event.do";
 
 const app = buildApp();
 

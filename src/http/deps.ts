@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Env } from "../env";
-import { depsFromEnv, type Deps } from "../services/deps";
+import { depsFromEnv, type Deps } from "../platform/deps";
 
 const perRequest = new WeakMap<Request, Deps>();
 

@@ -1,7 +1,7 @@
 import { sendQueuedEmail } from "../services/emails.service";
 import type { JobHandler } from "./jobs.consumer";
 import { parseJob } from "./parse-job";
-import { emailJob } from "./messages";
+import { emailJob } from "../platform/messages";
 
 /** `email.send`: one attempt to send one outbox row. */
 export const sendEmail: JobHandler = async (deps, _env, job) => {

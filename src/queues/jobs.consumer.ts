@@ -1,9 +1,9 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
-import type { Deps } from "../services/deps";
-import { depsFromEnv } from "../services/deps";
+import type { Deps } from "../platform/deps";
+import { depsFromEnv } from "../platform/deps";
 import { writeLog } from "../services/logs.service";
-import { jobEnvelope, type JobMessage } from "./messages";
+import { jobEnvelope, type JobMessage } from "../platform/messages";
 import { MalformedJob } from "./parse-job";
 
 export type JobHandler = (deps: Deps, env: Env, job: JobMessage) => Promise<void>;

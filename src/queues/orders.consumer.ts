@@ -1,7 +1,7 @@
 import { expireOrder } from "../services/payments.service";
 import type { JobHandler } from "./jobs.consumer";
 import { parseJob } from "./parse-job";
-import { orderExpireJob } from "./messages";
+import { orderExpireJob } from "../platform/messages";
 
 /** `order.expire`: an open order's payment time is up (sent by the event object's alarm). */
 export const expireOpenOrder: JobHandler = async (deps, _env, job) => {

@@ -1,6 +1,6 @@
 import { announceDownload, purgeTicketPdfs } from "../services/ticket-pdfs.service";
 import type { JobHandler } from "./jobs.consumer";
-import { pdfPurgeJob, ticketsDownloadedJob } from "./messages";
+import { pdfPurgeJob, ticketsDownloadedJob } from "../platform/messages";
 import { parseJob } from "./parse-job";
 
 /** `pdf.purge`: something a cached ticket PDF shows changed. */

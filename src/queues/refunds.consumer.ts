@@ -1,6 +1,6 @@
 import { refundOrder } from "../services/refunds.service";
 import type { JobHandler } from "./jobs.consumer";
-import { orderRefundJob } from "./messages";
+import { orderRefundJob } from "../platform/messages";
 import { parseJob } from "./parse-job";
 
 /** `order.refund`: refunds a paid order through its payment provider, once. */

@@ -1,6 +1,6 @@
 import { recordScans } from "../services/scans.service";
 import type { JobHandler } from "./jobs.consumer";
-import { scansRecordJob } from "./messages";
+import { scansRecordJob } from "../platform/messages";
 import { parseJob } from "./parse-job";
 
 /**

@@ -1,7 +1,7 @@
 import { attemptDelivery } from "../services/webhook-deliveries.service";
 import type { JobHandler } from "./jobs.consumer";
 import { parseJob } from "./parse-job";
-import { webhookDeliveryJob } from "./messages";
+import { webhookDeliveryJob } from "../platform/messages";
 
 /** `webhook.deliver`: one attempt of one delivery; a message that does not parse cannot become one. */
 export const deliverWebhook: JobHandler = async (deps, _env, job) => {

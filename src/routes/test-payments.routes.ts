@@ -11,7 +11,7 @@ import { escapeHtml } from "../lib/html";
 import { centsToDecimal } from "../lib/money";
 import { ordersOfPaymentGroup } from "../services/order-placement";
 import { completePayment } from "../services/payments.service";
-import type { Deps } from "../services/deps";
+import type { Deps } from "../platform/deps";
 
 const params = pathParams({ uid: keyParam("order") });
 /** Said first, in the title and the heading: nobody should mistake this page for a real checkout. */

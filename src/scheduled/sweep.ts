@@ -1,5 +1,5 @@
 import { log } from "../lib/log";
-import type { Deps } from "../services/deps";
+import type { Deps } from "../platform/deps";
 import { repairEventConfigs } from "../services/event-config.service";
 import { purgeIdempotencyKeys } from "../services/idempotency.service";
 import { resendStalledEmails } from "../services/emails.service";

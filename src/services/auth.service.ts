@@ -4,7 +4,7 @@ import { applicationPasswords, users } from "../db/schema";
 import { secretsEqual } from "../lib/crypto";
 import { hashApplicationPassword, normaliseSentPassword } from "./application-passwords";
 import type { AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 
 type UserRow = typeof users.$inferSelect;
 

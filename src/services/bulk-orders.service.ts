@@ -5,7 +5,7 @@ import { centsToAmount } from "../lib/money";
 import { parseDateTime } from "../lib/time";
 import type { OrderCriteria } from "../schemas/bulk.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { assertEventsExist } from "./event-references";
 
 /**

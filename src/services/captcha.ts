@@ -1,5 +1,5 @@
 import { exchange } from "../lib/outbound";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { writeLog } from "./logs.service";
 import { orderError } from "../domain/order-rules";
 

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { events, orders } from "../db/schema";
 import { invalidId } from "../domain/errors";
 import { randomString } from "../lib/random";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { orderEmail, outboxStatement } from "./emails.service";
 import { seedsForOrder } from "./order-drafts";
 import { announceFinal, finalStatements } from "./order-placement";

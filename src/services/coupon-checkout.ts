@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { LIVE_STATUSES } from "../db/order-status";
 import { coupons, orders } from "../db/schema";
 import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "../domain/coupon-rules";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import type { OrderDraft } from "./order-drafts";
 import { orderTotals, spreadDiscount } from "../domain/pricing";
 

@@ -9,7 +9,7 @@ import { formatOptionalDateTime, parseDateTime } from "../lib/time";
 import type { CouponEmailExampleInput, CouponEmailsCriteria, CouponEmailsSendInput } from "../schemas/coupon-emails.schema";
 import { assertEventAccess, isAdministrator, type AuthUser } from "../domain/authority";
 import type { CouponRow } from "../domain/coupon-rules";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { assertEventsExist } from "./event-references";
 import { enqueueEmails } from "./emails.service";
 import { renderEmail, type KeywordValues } from "./email-templates";

@@ -7,7 +7,7 @@ import { parseDateTime } from "../lib/time";
 import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type ListCouponsQuery } from "../schemas/coupons.schema";
 import { assertEventAccess, isAdministrator, type AuthUser } from "../domain/authority";
 import { parseNameList } from "../domain/catalogue-names";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import type { CouponRow } from "../db/rows";
 
 /**

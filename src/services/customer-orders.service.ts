@@ -3,7 +3,7 @@ import { inIds } from "../db/client";
 import { events, orders } from "../db/schema";
 import { ApiError, invalidId } from "../domain/errors";
 import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { applyCoupon } from "./coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
 import { placeOrders } from "./order-placement";

@@ -3,7 +3,7 @@ import { inScope, insertFrom } from "../db/client";
 import { emailListEntries } from "../db/schema";
 import { invalidId, invalidParams } from "../domain/errors";
 import { eventScope, type AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { EmailListError, parseEmailList, type EmailListEntry } from "../domain/email-list-csv";
 
 export interface EmailListSummary {

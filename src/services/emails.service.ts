@@ -2,9 +2,9 @@ import { and, asc, count as countRows, desc, eq, inArray, lt, sql, type SQL } fr
 import { inIds, insertIf } from "../db/client";
 import { emails } from "../db/schema";
 import { pageWindow } from "../domain/paging";
-import { LOST_MESSAGE_S } from "../queues/job-queue";
-import type { EmailJob } from "../queues/messages";
-import type { Deps } from "./deps";
+import { LOST_MESSAGE_S } from "../platform/job-queue";
+import type { EmailJob } from "../platform/messages";
+import type { Deps } from "../platform/deps";
 import { emailProvider } from "./email-providers";
 import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "./email-templates";
 import { writeLogStatement } from "./logs.service";

@@ -1,8 +1,8 @@
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import { events, scanKeys, ticketTypes } from "../db/schema";
-import type { EventConfig } from "../durable-objects/event-config";
+import type { EventConfig } from "../event-object/event-config";
 import { log } from "../lib/log";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { parseSeatRanges, seatCount } from "../domain/seat-plan";
 
 /** The object's copy of an event's catalogue, read from D1 (the source of truth). Null when the event is gone. */

@@ -1,7 +1,7 @@
 import { inIds } from "../db/client";
 import { events } from "../db/schema";
 import { invalidParams } from "../domain/errors";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 
 /**
  * Event ids sent in a body must name events that exist (decisions.md 12): a `400` naming `field`, checked before

@@ -24,7 +24,7 @@ import { outboundUrlProblem } from "../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import type { EventInput, ListEventsQuery } from "../schemas/events.schema";
 import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";

@@ -3,7 +3,7 @@ import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { inputFields, ticketTypes } from "../db/schema";
 import { conflict, invalidId, invalidParams } from "../domain/errors";
 import type { InputFieldInput } from "../schemas/input-fields.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
 import { inputFieldProblems, type InputFieldSpec } from "../domain/input-field-rules";
 import { insertWithFreshId } from "./fresh-ids";

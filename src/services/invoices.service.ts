@@ -6,7 +6,7 @@ import { centsToDecimal } from "../lib/money";
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";
 import { renderInvoice, type InvoiceView } from "../pdf/render-invoice";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { orderByUid } from "./personalisation.service";
 import { invoiceLines } from "../domain/pricing";
 import { ticketFonts } from "./ticket-fonts";

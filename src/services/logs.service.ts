@@ -3,7 +3,7 @@ import { inScope, insertIf } from "../db/client";
 import { logs, orders } from "../db/schema";
 import { forbidden, invalidId } from "../domain/errors";
 import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 
 type LogRow = typeof logs.$inferSelect;
 

@@ -3,7 +3,7 @@ import { insertIf } from "../db/client";
 import { isFinalOrder, LIVE_STATUSES } from "../db/order-status";
 import { events, objectSyncs, orders, tickets } from "../db/schema";
 import { log } from "../lib/log";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { objectTicketOf } from "./stock.service";
 import type { OrderRow } from "../db/rows";
 

@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { inputFields, ticketTypes, type OrderFieldValue, type OrderLine, type OrderSeats } from "../db/schema";
 import { randomString } from "../lib/random";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { checkFieldAnswers, checkTicketLines, orderError, type FieldAnswer, type TicketLine } from "../domain/order-rules";
 import { orderTotals, unitPriceCents, type OrderTotals } from "../domain/pricing";
 import { passePartoutChildren, planStock, type StockPlan, type TicketSeed } from "./stock.service";

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { emailListEntries, orderClaims } from "../db/schema";
 import { centsToDecimal } from "../lib/money";
 import { exchange } from "../lib/outbound";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { writeLog } from "./logs.service";
 import type { OrderDraft } from "./order-drafts";
 import { orderError } from "../domain/order-rules";

@@ -5,7 +5,7 @@ import { invalidParams } from "../domain/errors";
 import type { OrderEmailsSendInput } from "../schemas/bulk.schema";
 import { canAccessEvent, type AuthUser } from "../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import { ordersToPersonalise } from "./personalisation.service";
 

@@ -2,7 +2,7 @@ import { and, asc, eq, or } from "drizzle-orm";
 import { events } from "../db/schema";
 import { centsToAmount } from "../lib/money";
 import { formatOptionalDateTime } from "../lib/time";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { pushEventConfig } from "./event-config.service";
 import { catalogueOf } from "./order-drafts";
 import { isOnSale } from "../domain/order-rules";

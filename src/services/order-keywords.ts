@@ -2,7 +2,7 @@ import { API_BASE } from "../config";
 import { escapeHtml } from "../lib/html";
 import { centsToDecimal } from "../lib/money";
 import { wallClockAt } from "../lib/time";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import type { KeywordValues } from "./email-templates";
 import type { EventRow, OrderRow } from "../db/rows";
 

@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../db/client";
 import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } from "../db/schema";
 import { randomString } from "../lib/random";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { usageLimitReached } from "../domain/coupon-rules";
 import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";

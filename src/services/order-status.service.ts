@@ -4,7 +4,7 @@ import { orders, tickets } from "../db/schema";
 import { API_BASE } from "../config";
 import { invalidId } from "../domain/errors";
 import { secretsEqual } from "../lib/crypto";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { allPersonalised } from "./personalisation.service";
 import type { OrderRow } from "../db/rows";
 

@@ -3,7 +3,7 @@ import { inIds } from "../db/client";
 import { events, scans, tickets, ticketTypes } from "../db/schema";
 import { formatDateTime } from "../lib/time";
 import type { ScanView } from "../schemas/order-tickets.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { log } from "../lib/log";
 import { isFinalOrder } from "../db/order-status";
 import { orderError, type TicketLine } from "../domain/order-rules";
@@ -11,7 +11,7 @@ import { ticketSeeds } from "./order-drafts";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { insertTicketRows, revokeTicketRows } from "./ticket-rows";
 import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
-import type { ObjectTicket } from "../durable-objects/stock-ledger";
+import type { ObjectTicket } from "../event-object/stock-ledger";
 import type { EventRow, OrderRow, TicketRow } from "../db/rows";
 
 export interface OrderTickets {

@@ -8,7 +8,7 @@ import { randomString } from "../lib/random";
 import type { DashboardOrderInput, ListOrdersQuery } from "../schemas/orders.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "../domain/authority";
 import { applyCoupon } from "./coupon-checkout";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { clearIntent, releaseOrder, RELEASE, syncIntents, syncOrderToObjects } from "./object-sync.service";
 import { revokeTicketRows } from "./ticket-rows";
 import { writeLogStatement } from "./logs.service";

@@ -1,6 +1,6 @@
 import { API_BASE } from "../config";
 import { ApiError } from "../domain/errors";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { stripeProvider } from "./stripe";
 
 /**

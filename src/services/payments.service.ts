@@ -6,7 +6,7 @@ import { invalidId } from "../domain/errors";
 import { log } from "../lib/log";
 import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
 import { writeLog, writeLogStatement } from "./logs.service";
 import { seedsForOrder } from "./order-drafts";

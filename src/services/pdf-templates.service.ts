@@ -6,7 +6,7 @@ import { pdfTemplateProblem } from "../pdf/template-check";
 import { exceedsUnpackedBudget } from "../pdf/unpacked-budget";
 import type { PdfTemplateChanges } from "../schemas/pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { purgeEventPdfs } from "./ticket-pdfs.service";
 import type { PdfTemplateRow } from "../db/rows";
 

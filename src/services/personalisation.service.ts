@@ -4,7 +4,7 @@ import { inputFields, orders, tickets, ticketTypes } from "../db/schema";
 import { invalidId, invalidParams } from "../domain/errors";
 import { secretsEqual } from "../lib/crypto";
 import type { PersonaliseInput } from "../schemas/personalisation.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { checkFieldAnswers, orderError } from "../domain/order-rules";
 import { selectChoices } from "../domain/input-field-rules";
 import { ticketTypeLabel } from "../domain/seat-plan";

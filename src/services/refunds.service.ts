@@ -6,7 +6,7 @@ import { centsToDecimal } from "../lib/money";
 import type { RefundSendInput } from "../schemas/bulk.schema";
 import { canAccessEvent, type AuthUser } from "../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
 import { writeLog, writeLogStatement } from "./logs.service";
 import { orderError } from "../domain/order-rules";

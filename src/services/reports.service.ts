@@ -4,7 +4,7 @@ import { FINAL_STATUSES } from "../db/order-status";
 import { events } from "../db/schema";
 import { centsToAmount } from "../lib/money";
 import { eventScope, type AuthUser } from "../domain/authority";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { inGroup } from "./event-groups";
 import type { EventRow } from "../db/rows";
 

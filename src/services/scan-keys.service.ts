@@ -6,7 +6,7 @@ import { randomString } from "../lib/random";
 import type { ScanKeyCreateInput, ScanKeyUpdateInput } from "../schemas/scan-keys.schema";
 import { parseNameList, ticketTypeListProblem } from "../domain/catalogue-names";
 import { insertWithFreshId } from "./fresh-ids";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig } from "./event-config.service";
 import type { ScanKeyRow } from "../db/rows";
 

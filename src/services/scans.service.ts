@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { insertIf } from "../db/client";
 import { events, orders, scanReloads, scans } from "../db/schema";
 import { API_BASE } from "../config";
-import type { ScansRecordJob } from "../queues/messages";
-import type { Deps } from "./deps";
+import type { ScansRecordJob } from "../platform/messages";
+import type { Deps } from "../platform/deps";
 import { fireTopic } from "./webhook-deliveries.service";
 
 /** The index of the order's first deduction at the event that still counts a unit. */

@@ -1,10 +1,10 @@
 import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../db/schema";
-import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../durable-objects/stock-ledger";
+import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../event-object/stock-ledger";
 import { internalError, type ApiError } from "../domain/errors";
 import { log } from "../lib/log";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { inGroup } from "./event-groups";
 import { pushEventConfig } from "./event-config.service";
 import { LIVE_STATUSES } from "../db/order-status";

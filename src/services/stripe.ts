@@ -1,7 +1,7 @@
 import { API_BASE } from "../config";
 import { hmacSha256, secretsEqual, toHex } from "../lib/crypto";
 import { exchange } from "../lib/outbound";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import type { PaymentProvider } from "./payment-providers";
 
 /**

@@ -2,7 +2,7 @@ import latinRanges from "@fontsource/noto-sans/unicode.json";
 import cjkRanges from "@fontsource/noto-sans-sc/unicode.json";
 import { log } from "../lib/log";
 import { facesFromUnicodeRanges, fontsourceFileName, type FontSource } from "../pdf/fonts";
-import type { FileStore } from "../storage/file-store";
+import type { FileStore } from "../platform/file-store";
 
 /** Fonts live in R2 under this prefix (uploaded by the deploy step); the version is part of every key. */
 export const FONT_PREFIX = "fonts/noto-5.3.0/";

@@ -9,7 +9,7 @@ import { formatDateTime, wallClockAt } from "../lib/time";
 import { mergePdfs } from "../pdf/merge";
 import { renderTickets, type TicketView } from "../pdf/render-tickets";
 import { presentOrder } from "../schemas/orders.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { LAYOUT_ORDER_NAMES } from "../domain/catalogue-names";
 import { allPersonalised, orderByUid } from "./personalisation.service";
 import { ticketTypeLabel } from "../domain/seat-plan";

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { revokedTickets, tickets } from "../db/schema";
 import { insertFrom } from "../db/client";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import type { TicketSeed } from "./stock.service";
 
 /**

@@ -1,5 +1,5 @@
-import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../durable-objects/event.do";
-import type { ScanResult } from "../durable-objects/scan-ledger";
+import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../event-object/event.do";
+import type { ScanResult } from "../event-object/scan-ledger";
 import { looksSigned, signerFor } from "../lib/ticket-codes";
 import { SCAN_ERRORS } from "../domain/scan-rules";
 import { and, asc, eq, gte } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { ApiError, invalidParams } from "../domain/errors";
 import { invalidScanKey } from "../http/scan-key";
 import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { catchUpTicket } from "./object-sync.service";
 import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "./event-config.service";
 

@@ -7,7 +7,7 @@ import { randomHex } from "../lib/random";
 import type { TicketTypeInput } from "../schemas/ticket-types.schema";
 import type { AuthUser } from "../domain/authority";
 import { layoutProblem, parseNameList, personaliseProblem } from "../domain/catalogue-names";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
 import { isTemplateUsableBy } from "./pdf-templates.service";
 import { purgeEventPdfs } from "./ticket-pdfs.service";

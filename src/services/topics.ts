@@ -3,7 +3,7 @@ import { API_BASE } from "../config";
 import { linkBaseOf, withoutLinks } from "../http/links";
 import { presentEvent } from "../schemas/events.schema";
 import { presentOrder } from "../schemas/orders.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { deliveryStatements, fireTopicLater, isListenedTo, type WebhookTopic } from "./webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../db/rows";
 

@@ -3,7 +3,7 @@ import { isUniqueViolation } from "../db/client";
 import { applicationPasswords, users, type Role } from "../db/schema";
 import { ApiError, conflict, invalidId } from "../domain/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { assertEventsExist } from "./event-references";
 import type { ApplicationPasswordRow, UserRow } from "../db/rows";
 

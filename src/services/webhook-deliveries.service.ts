@@ -4,9 +4,9 @@ import { events, webhookDeliveries, webhooks } from "../db/schema";
 import { log } from "../lib/log";
 import { succeeded } from "../lib/outbound";
 import { randomHex } from "../lib/random";
-import { LOST_MESSAGE_S } from "../queues/job-queue";
-import type { WebhookDeliveryJob } from "../queues/messages";
-import type { Deps } from "./deps";
+import { LOST_MESSAGE_S } from "../platform/job-queue";
+import type { WebhookDeliveryJob } from "../platform/messages";
+import type { Deps } from "../platform/deps";
 import { writeLogStatement } from "./logs.service";
 import { sendWebhook } from "./webhook-sender";
 

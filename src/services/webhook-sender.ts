@@ -2,7 +2,7 @@ import pkg from "../../package.json";
 import type { RecordedExchange } from "../db/schema";
 import { hmacSha256, toBase64 } from "../lib/crypto";
 import { exchange } from "../lib/outbound";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 
 /** A delivery succeeds with any 2xx within this time (decisions.md 8). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

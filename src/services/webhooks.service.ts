@@ -3,7 +3,7 @@ import { webhookDeliveries, webhooks } from "../db/schema";
 import { invalidId, invalidParams } from "../domain/errors";
 import { outboundUrlProblem } from "../lib/outbound-url";
 import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type WebhookInput } from "../schemas/webhooks.schema";
-import type { Deps } from "./deps";
+import type { Deps } from "../platform/deps";
 import { writeLogStatement } from "./logs.service";
 import { forgetListenedTopics, newDeliveryId } from "./webhook-deliveries.service";
 import { sendWebhook } from "./webhook-sender";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { orders, revokedTickets, webhookDeliveries } from "../../src/db/schema";
 import worker from "../../src/index";
 import { handleQueue } from "../../src/queues";
-import { depsFromEnv } from "../../src/services/deps";
+import { depsFromEnv } from "../../src/platform/deps";
 import { refundOrder } from "../../src/services/refunds.service";
 import { BASE, ORIGIN, call, createUser, expectError, expectJson, request, unique, type Credentials } from "../helpers/api";
 import { createEvent, createScanKey, createTicketType, db } from "../helpers/catalogue";

@@ -4,7 +4,7 @@ import { count, desc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { logs } from "../../src/db/schema";
 import worker from "../../src/index";
-import { depsFromEnv } from "../../src/services/deps";
+import { depsFromEnv } from "../../src/platform/deps";
 import { writeLog } from "../../src/services/logs.service";
 import { BASE, call, createUser, expectError, expectJson, unique } from "../helpers/api";
 import { createEvent, db, insertOrder } from "../helpers/catalogue";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { eq, and } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { orders, tickets as ticketRows, ticketTypes } from "../../src/db/schema";
-import { eventObject } from "../../src/durable-objects/event.client";
+import { eventObject } from "../../src/platform/event-object.client";
 import { BASE, call, createUser, expectError, expectJson, ORIGIN, unique, type Credentials } from "../helpers/api";
 import { createEvent, createTicketType, db } from "../helpers/catalogue";
 

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { applicationPasswords } from "../../src/db/schema";
 import { touchApplicationPassword } from "../../src/services/auth.service";
-import { depsFromEnv } from "../../src/services/deps";
+import { depsFromEnv } from "../../src/platform/deps";
 import { ADMIN, BASE, call, createUser, expectError, expectJson, unique, type CreatedUser } from "../helpers/api";
 import { createEvent, db } from "../helpers/catalogue";
 

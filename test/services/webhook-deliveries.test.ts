@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { logs, webhookDeliveries, webhooks } from "../../src/db/schema";
 import { jobHandlers } from "../../src/queues";
 import { consumeJobs, type JobHandler } from "../../src/queues/jobs.consumer";
-import type { JobMessage, WebhookDeliveryJob } from "../../src/queues/messages";
-import { depsFromEnv, type Deps } from "../../src/services/deps";
+import type { JobMessage, WebhookDeliveryJob } from "../../src/platform/messages";
+import { depsFromEnv, type Deps } from "../../src/platform/deps";
 import {
   attemptDelivery,
   fireTopic,

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { EventObject } from "./event.do";
+import type { EventObject } from "../event-object/event.do";
 
 export type EventObjectStub = DurableObjectStub<EventObject>;
 

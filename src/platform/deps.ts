@@ -1,11 +1,11 @@
 import { loadConfig, type Config } from "../config";
 import { openDb, type Db } from "../db/client";
-import { eventObjectsFrom, type EventObjects } from "../durable-objects/event.client";
+import { eventObjectsFrom, type EventObjects } from "./event-object.client";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 import { nowSeconds } from "../lib/time";
-import { jobQueueFrom, type JobQueue } from "../queues/job-queue";
-import { fileStoreFrom, type FileStore } from "../storage/file-store";
+import { jobQueueFrom, type JobQueue } from "./job-queue";
+import { fileStoreFrom, type FileStore } from "./file-store";
 
 /** What a service function needs, built once per request (or per queue batch, or per cron run). */
 export interface Deps {
