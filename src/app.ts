@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { requireApiKey, requireUser } from "./http/auth";
+import { requireApiKey, requireUser } from "./features/users/auth.middleware";
 import { API_BASE, ConfigError } from "./config";
 import type { AppEnv } from "./http/context";
 import { internalError, noRoute } from "./domain/errors";
@@ -26,14 +26,14 @@ import { pdfTemplatesRoutes } from "./routes/pdf-templates.routes";
 import { invoicesRoutes } from "./routes/invoices.routes";
 import { personalisationRoutes } from "./routes/personalisation.routes";
 import { reportsRoutes } from "./routes/reports.routes";
-import { scanKeyPublicKeysRoutes, scansRoutes } from "./routes/scans.routes";
+import { scanKeyPublicKeysRoutes, scansRoutes } from "./features/scanning/scans.routes";
 import { scanKeysRoutes } from "./routes/scan-keys.routes";
 import { stripeWebhooksRoutes } from "./routes/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./routes/test-payments.routes";
 import { ticketDownloadsRoutes } from "./routes/ticket-downloads.routes";
 import { ticketTypesRoutes } from "./routes/ticket-types.routes";
-import { applicationPasswordsRoutes } from "./routes/application-passwords.routes";
-import { usersRoutes } from "./routes/users.routes";
+import { applicationPasswordsRoutes } from "./features/users/application-passwords.routes";
+import { usersRoutes } from "./features/users/users.routes";
 import { webhooksRoutes } from "./routes/webhooks.routes";
 
 /**

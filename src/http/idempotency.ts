@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { toHex } from "../lib/crypto";
-import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../services/idempotency.service";
+import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../platform/idempotency-store";
 import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
 import { ApiError, invalidParams } from "../domain/errors";

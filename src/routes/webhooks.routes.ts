@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { requireAdministrator } from "../http/auth";
+import { requireAdministrator } from "../features/users/auth.middleware";
 import type { AppEnv } from "../http/context";
 import { API_BASE } from "../config";
 import { depsOf } from "../http/deps";

@@ -1,7 +1,7 @@
 import { log } from "../lib/log";
 import type { Deps } from "../platform/deps";
 import { repairEventConfigs } from "../services/event-config.service";
-import { purgeIdempotencyKeys } from "../services/idempotency.service";
+import { purgeIdempotencyKeys } from "../platform/idempotency-store";
 import { resendStalledEmails } from "../services/emails.service";
 import { purgeExpiredLogs } from "../services/logs.service";
 import { reconcileObjects } from "../services/object-sync.service";

@@ -1,12 +1,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../http/context";
-import { depsOf } from "../http/deps";
-import { collection, deleted } from "../http/respond";
-import { numericParam, pathId, pathParams } from "../http/validate";
-import { presentApplicationPassword } from "../schemas/users.schema";
-import { assertSelfOrAdministrator } from "../domain/authority";
-import { listApplicationPasswords, revokeApplicationPassword } from "../services/users.service";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { collection, deleted } from "../../http/respond";
+import { numericParam, pathId, pathParams } from "../../http/validate";
+import { presentApplicationPassword } from "./users.schema";
+import { assertSelfOrAdministrator } from "../../domain/authority";
+import { listApplicationPasswords, revokeApplicationPassword } from "./users.service";
 
 /**
  * A uuid is not checked for shape: whatever cannot name a password of the user is not found, the same 404 as an

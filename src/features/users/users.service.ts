@@ -1,11 +1,11 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { isUniqueViolation } from "../db/client";
-import { applicationPasswords, users, type Role } from "../db/schema";
-import { ApiError, conflict, invalidId } from "../domain/errors";
+import { isUniqueViolation } from "../../db/client";
+import { applicationPasswords, users, type Role } from "../../db/schema";
+import { ApiError, conflict, invalidId } from "../../domain/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
-import type { Deps } from "../platform/deps";
-import { assertEventsExist } from "./event-references";
-import type { ApplicationPasswordRow, UserRow } from "../db/rows";
+import type { Deps } from "../../platform/deps";
+import { assertEventsExist } from "../../services/event-references";
+import type { ApplicationPasswordRow, UserRow } from "../../db/rows";
 
 export interface NewUser {
   username: string;

@@ -1,12 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import { matchesAnySecret } from "../lib/crypto";
-import { authenticate } from "../services/auth.service";
-import { assertAdministrator } from "../domain/authority";
-import { parseBasicCredentials } from "./basic-credentials";
-import type { AppEnv } from "./context";
-import { depsOf } from "./deps";
-import { incorrectPassword, invalidApiKey, notLoggedIn } from "../domain/errors";
-import { assertLoginAllowed, clientAddress, countFailedLogin } from "./rate-limits";
+import { matchesAnySecret } from "../../lib/crypto";
+import { authenticate } from "./auth.service";
+import { assertAdministrator } from "../../domain/authority";
+import { parseBasicCredentials } from "../../http/basic-credentials";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { incorrectPassword, invalidApiKey, notLoggedIn } from "../../domain/errors";
+import { assertLoginAllowed, clientAddress, countFailedLogin } from "../../http/rate-limits";
 
 /** `X-EVT-API-KEY` must be the service key (`API_KEY`, or `API_KEY_NEXT` while rotating). */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -1,10 +1,10 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
-import { insertFrom } from "../db/client";
-import { applicationPasswords, users } from "../db/schema";
-import { secretsEqual } from "../lib/crypto";
+import { insertFrom } from "../../db/client";
+import { applicationPasswords, users } from "../../db/schema";
+import { secretsEqual } from "../../lib/crypto";
 import { hashApplicationPassword, normaliseSentPassword } from "./application-passwords";
-import type { AuthUser } from "../domain/authority";
-import type { Deps } from "../platform/deps";
+import type { AuthUser } from "../../domain/authority";
+import type { Deps } from "../../platform/deps";
 
 type UserRow = typeof users.$inferSelect;
 

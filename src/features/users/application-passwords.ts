@@ -1,5 +1,5 @@
-import { hmacSha256, toHex } from "../lib/crypto";
-import { randomString } from "../lib/random";
+import { hmacSha256, toHex } from "../../lib/crypto";
+import { randomString } from "../../lib/random";
 
 /** 24 characters of [A-Za-z0-9]: about 143 bits, shown once. */
 export function generateApplicationPassword(): string {

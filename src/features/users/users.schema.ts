@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ROLES } from "../db/schema";
-import { selfAndCollection, type LinkBase } from "../http/links";
-import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
-import { formatDateTime } from "../lib/time";
-import type { NewUser, UserChanges } from "../services/users.service";
-import { emailAddress, eventIdList } from "./common";
-import type { ApplicationPasswordRow, UserRow } from "../db/rows";
+import { ROLES } from "../../db/schema";
+import { selfAndCollection, type LinkBase } from "../../http/links";
+import { hasControlCharacter, INVALID_NAME } from "../../lib/control-characters";
+import { formatDateTime } from "../../lib/time";
+import type { NewUser, UserChanges } from "./users.service";
+import { emailAddress, eventIdList } from "../../schemas/common";
+import type { ApplicationPasswordRow, UserRow } from "../../db/rows";
 
 const username = z
   .string()

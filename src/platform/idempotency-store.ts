@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { idempotencyKeys } from "../db/schema";
-import type { Deps } from "../platform/deps";
+import type { Deps } from "./deps";
 
 /** Idempotency keys are kept this long (decisions.md 13). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { applicationPasswords } from "../../src/db/schema";
-import { touchApplicationPassword } from "../../src/services/auth.service";
-import { depsFromEnv } from "../../src/platform/deps";
-import { ADMIN, BASE, call, createUser, expectError, expectJson, unique, type CreatedUser } from "../helpers/api";
-import { createEvent, db } from "../helpers/catalogue";
+import { applicationPasswords } from "../../../src/db/schema";
+import { touchApplicationPassword } from "../../../src/features/users/auth.service";
+import { depsFromEnv } from "../../../src/platform/deps";
+import { ADMIN, BASE, call, createUser, expectError, expectJson, unique, type CreatedUser } from "../../helpers/api";
+import { createEvent, db } from "../../helpers/catalogue";
 
 const USER_FIELDS = ["_links", "authorised_events", "created", "email", "id", "name", "role", "username"];
 

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import { requireAdministrator } from "../http/auth";
-import type { AppEnv } from "../http/context";
-import { depsOf } from "../http/deps";
-import { withoutLinks } from "../http/links";
-import { collection, created, deleted, ok } from "../http/respond";
-import { assertReadOnlyUnchanged, createBody, pathId, updateBody } from "../http/validate";
+import { requireAdministrator } from "./auth.middleware";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { withoutLinks } from "../../http/links";
+import { collection, created, deleted, ok } from "../../http/respond";
+import { assertReadOnlyUnchanged, createBody, pathId, updateBody } from "../../http/validate";
 import {
   applicationPasswordBody,
   createUserBody,
@@ -14,8 +14,8 @@ import {
   updateUserBody,
   USER_CREATE_READ_ONLY,
   USER_UPDATE_READ_ONLY,
-} from "../schemas/users.schema";
-import { addApplicationPassword, createUser, deleteUser, getUser, listUsers, updateUser } from "../services/users.service";
+} from "./users.schema";
+import { addApplicationPassword, createUser, deleteUser, getUser, listUsers, updateUser } from "./users.service";
 
 /**
  * `/admin/users`: administrators only (decisions.md sections 2, 12 and 13). Listing and revoking application

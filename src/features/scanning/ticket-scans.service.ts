@@ -1,16 +1,16 @@
-import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../event-object/event.do";
-import type { ScanResult } from "../event-object/scan-ledger";
-import { looksSigned, signerFor } from "../lib/ticket-codes";
-import { SCAN_ERRORS } from "../domain/scan-rules";
+import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../../event-object/event.do";
+import type { ScanResult } from "../../event-object/scan-ledger";
+import { looksSigned, signerFor } from "../../lib/ticket-codes";
+import { SCAN_ERRORS } from "../../domain/scan-rules";
 import { and, asc, eq, gte } from "drizzle-orm";
-import { events, revokedTickets } from "../db/schema";
-import { ApiError, invalidParams } from "../domain/errors";
-import { invalidScanKey } from "../http/scan-key";
-import { log } from "../lib/log";
-import { formatDateTime, parseDateTime } from "../lib/time";
-import type { Deps } from "../platform/deps";
-import { catchUpTicket } from "./object-sync.service";
-import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "./event-config.service";
+import { events, revokedTickets } from "../../db/schema";
+import { ApiError, invalidParams } from "../../domain/errors";
+import { invalidScanKey } from "./scan-key.middleware";
+import { log } from "../../lib/log";
+import { formatDateTime, parseDateTime } from "../../lib/time";
+import type { Deps } from "../../platform/deps";
+import { catchUpTicket } from "../../services/object-sync.service";
+import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "../../services/event-config.service";
 
 export type ScanKeyUse = ScanKeyTarget & { key: string };
 

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import { SCAN_KEY_PATTERN } from "../schemas/scan-keys.schema";
-import { findScanKeyTarget, type ScanKeyTarget } from "../services/event-config.service";
-import type { AppEnv } from "./context";
-import { depsOf } from "./deps";
-import { ApiError } from "../domain/errors";
+import { SCAN_KEY_PATTERN } from "../../schemas/scan-keys.schema";
+import { findScanKeyTarget, type ScanKeyTarget } from "../../services/event-config.service";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { ApiError } from "../../domain/errors";
 
 export type ScanKeyEnv = AppEnv & { Variables: { scanKey: ScanKeyTarget & { key: string } } };
 

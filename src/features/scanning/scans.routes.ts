@@ -1,11 +1,11 @@
 import { Hono } from "hono";
-import { depsOf } from "../http/deps";
-import { ok } from "../http/respond";
-import { scanRateLimit } from "../http/rate-limits";
-import { requireScanKey, type ScanKeyEnv } from "../http/scan-key";
-import { createBody, keyParam, pathParams, query } from "../http/validate";
-import { revokedQuery, scanBody } from "../schemas/scans.schema";
-import { publicKeys, revokedSince, scanTicket, ticketScansFor, validTicketsFor } from "../services/ticket-scans.service";
+import { depsOf } from "../../http/deps";
+import { ok } from "../../http/respond";
+import { scanRateLimit } from "../../http/rate-limits";
+import { requireScanKey, type ScanKeyEnv } from "./scan-key.middleware";
+import { createBody, keyParam, pathParams, query } from "../../http/validate";
+import { revokedQuery, scanBody } from "../../schemas/scans.schema";
+import { publicKeys, revokedSince, scanTicket, ticketScansFor, validTicketsFor } from "./ticket-scans.service";
 
 /** Public scans (spec "Public scans"; decisions.md 6, 13): a scan key in `X-EVT-API-KEY`, no service key. */
 export const scansRoutes = new Hono<ScanKeyEnv>()
