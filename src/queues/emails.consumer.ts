@@ -1,4 +1,4 @@
-import { sendQueuedEmail } from "../services/emails.service";
+import { sendQueuedEmail } from "../features/messaging/emails.service";
 import type { JobHandler } from "./jobs.consumer";
 import { parseJob } from "./parse-job";
 import { emailJob } from "../platform/messages";

@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { log } from "../lib/log";
 import type { Deps } from "../platform/deps";
 import { depsFromEnv } from "../platform/deps";
-import { writeLog } from "../services/logs.service";
+import { writeLog } from "../features/reports/logs.service";
 import { jobEnvelope, type JobMessage } from "../platform/messages";
 import { MalformedJob } from "./parse-job";
 

@@ -1,4 +1,4 @@
-import { recordScans } from "../services/scans.service";
+import { recordScans } from "../features/scanning/scans.service";
 import type { JobHandler } from "./jobs.consumer";
 import { scansRecordJob } from "../platform/messages";
 import { parseJob } from "./parse-job";

@@ -1,4 +1,4 @@
-import { attemptDelivery } from "../services/webhook-deliveries.service";
+import { attemptDelivery } from "../features/messaging/webhook-deliveries.service";
 import type { JobHandler } from "./jobs.consumer";
 import { parseJob } from "./parse-job";
 import { webhookDeliveryJob } from "../platform/messages";

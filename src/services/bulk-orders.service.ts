@@ -6,7 +6,7 @@ import { parseDateTime } from "../lib/time";
 import type { OrderCriteria } from "../schemas/bulk.schema";
 import { assertEventAccess, eventScope, type AuthUser } from "../domain/authority";
 import type { Deps } from "../platform/deps";
-import { assertEventsExist } from "./event-references";
+import { assertEventsExist } from "../features/catalogue/event-references";
 
 /**
  * The orders a bulk list call selects (decisions.md 10): created between the dates (read in the service's zone),

@@ -3,11 +3,11 @@ import { events, orders } from "../db/schema";
 import { invalidId } from "../domain/errors";
 import { randomString } from "../lib/random";
 import type { Deps } from "../platform/deps";
-import { orderEmail, outboxStatement } from "./emails.service";
+import { orderEmail, outboxStatement } from "../features/messaging/emails.service";
 import { seedsForOrder } from "./order-drafts";
 import { announceFinal, finalStatements } from "./order-placement";
 import { orderTopicStatements } from "./topics";
-import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import { enqueueDeliveries, writtenDeliveries } from "../features/messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../db/rows";
 
 /**

@@ -4,7 +4,7 @@ import { events, orders } from "../db/schema";
 import { ApiError, invalidId } from "../domain/errors";
 import type { CustomerOrderInput } from "../schemas/customer-orders.schema";
 import type { Deps } from "../platform/deps";
-import { applyCoupon } from "./coupon-checkout";
+import { applyCoupon } from "../features/coupons/coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
 import { placeOrders } from "./order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../domain/order-rules";

@@ -6,7 +6,7 @@ import type { OrderEmailsSendInput } from "../schemas/bulk.schema";
 import { canAccessEvent, type AuthUser } from "../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "../platform/deps";
-import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
+import { enqueueEmails, orderEmail, outboxStatement } from "../features/messaging/emails.service";
 import { ordersToPersonalise } from "./personalisation.service";
 
 /** The orders whose new-order email a bulk list may select: final ones (they have tickets to send). */

@@ -3,7 +3,7 @@ import { events } from "../db/schema";
 import { centsToAmount } from "../lib/money";
 import { formatOptionalDateTime } from "../lib/time";
 import type { Deps } from "../platform/deps";
-import { pushEventConfig } from "./event-config.service";
+import { pushEventConfig } from "../features/catalogue/event-config.service";
 import { catalogueOf } from "./order-drafts";
 import { isOnSale } from "../domain/order-rules";
 import type { EventRow } from "../db/rows";

@@ -3,7 +3,7 @@ import { escapeHtml } from "../lib/html";
 import { centsToDecimal } from "../lib/money";
 import { wallClockAt } from "../lib/time";
 import type { Deps } from "../platform/deps";
-import type { KeywordValues } from "./email-templates";
+import type { KeywordValues } from "../features/messaging/email-templates";
 import type { EventRow, OrderRow } from "../db/rows";
 
 /**

@@ -4,7 +4,7 @@ import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } fr
 import { randomString } from "../lib/random";
 import type { Deps } from "../platform/deps";
 import { usageLimitReached } from "../domain/coupon-rules";
-import { enqueueEmails, orderEmail, outboxStatement } from "./emails.service";
+import { enqueueEmails, orderEmail, outboxStatement } from "../features/messaging/emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal } from "./order-eligibility";
 import { insertTicketRows } from "./ticket-rows";
@@ -12,7 +12,7 @@ import { seatText, type Seat } from "../domain/seat-plan";
 import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
 import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds, type TicketSeed } from "./stock.service";
 import { orderTopicStatements } from "./topics";
-import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import { enqueueDeliveries, writtenDeliveries } from "../features/messaging/webhook-deliveries.service";
 import type { ClaimRow, EventRow, OrderRow } from "../db/rows";
 
 /** A hold must reach D1 well inside the object's deadline (HOLD_MS, 90 s); past this the order is abandoned. */

@@ -8,7 +8,7 @@ import { centsToDecimal } from "../lib/money";
 import { randomString } from "../lib/random";
 import type { Deps } from "../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
-import { writeLog, writeLogStatement } from "./logs.service";
+import { writeLog, writeLogStatement } from "../features/reports/logs.service";
 import { seedsForOrder } from "./order-drafts";
 import { uniqueScope } from "./order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "./order-placement";
@@ -16,7 +16,7 @@ import { providerOfPayment } from "./payment-providers";
 import { seatText, type Seat } from "../domain/seat-plan";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "./stock.service";
 import { orderTopicStatements } from "./topics";
-import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import { enqueueDeliveries, writtenDeliveries } from "../features/messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../db/rows";
 
 export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };

@@ -8,14 +8,14 @@ import { canAccessEvent, type AuthUser } from "../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "./object-sync.service";
-import { writeLog, writeLogStatement } from "./logs.service";
+import { writeLog, writeLogStatement } from "../features/reports/logs.service";
 import { orderError } from "../domain/order-rules";
 import { providerOfPayment } from "./payment-providers";
 import { soldUpdates, stockEventIds } from "./stock.service";
 import { purgeOrderPdfs } from "./ticket-pdfs.service";
 import { revokeTicketRows } from "./ticket-rows";
 import { orderTopicStatements } from "./topics";
-import { enqueueDeliveries, writtenDeliveries } from "./webhook-deliveries.service";
+import { enqueueDeliveries, writtenDeliveries } from "../features/messaging/webhook-deliveries.service";
 import type { OrderRow } from "../db/rows";
 
 /**

@@ -5,8 +5,8 @@ import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../event-
 import { internalError, type ApiError } from "../domain/errors";
 import { log } from "../lib/log";
 import type { Deps } from "../platform/deps";
-import { inGroup } from "./event-groups";
-import { pushEventConfig } from "./event-config.service";
+import { inGroup } from "../features/catalogue/event-groups";
+import { pushEventConfig } from "../features/catalogue/event-config.service";
 import { LIVE_STATUSES } from "../db/order-status";
 import { orderError, type TicketLine } from "../domain/order-rules";
 import { ticketTypeLabel, type Seat } from "../domain/seat-plan";

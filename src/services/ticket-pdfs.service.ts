@@ -14,7 +14,7 @@ import { LAYOUT_ORDER_NAMES } from "../domain/catalogue-names";
 import { allPersonalised, orderByUid } from "./personalisation.service";
 import { ticketTypeLabel } from "../domain/seat-plan";
 import { ticketFonts } from "./ticket-fonts";
-import { fireTopic, isListenedTo } from "./webhook-deliveries.service";
+import { fireTopic, isListenedTo } from "../features/messaging/webhook-deliveries.service";
 import { API_BASE } from "../config";
 import type { EventRow, OrderRow, PdfTemplateRow, TicketRow, TicketTypeRow } from "../db/rows";
 

@@ -1,10 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { API_BASE } from "../config";
 import { linkBaseOf, withoutLinks } from "../http/links";
-import { presentEvent } from "../schemas/events.schema";
+import { presentEvent } from "../features/catalogue/events.schema";
 import { presentOrder } from "../schemas/orders.schema";
 import type { Deps } from "../platform/deps";
-import { deliveryStatements, fireTopicLater, isListenedTo, type WebhookTopic } from "./webhook-deliveries.service";
+import { deliveryStatements, fireTopicLater, isListenedTo, type WebhookTopic } from "../features/messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../db/rows";
 
 /** Payloads of decisions.md 8: the resource as the REST API shows it, without `_links`; deletes send `{id}`. */

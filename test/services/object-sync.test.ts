@@ -7,7 +7,7 @@ import { createDashboardOrderBody } from "../../src/schemas/orders.schema";
 import { createCustomerOrderBody } from "../../src/schemas/customer-orders.schema";
 import { createCustomerOrder } from "../../src/services/customer-orders.service";
 import { depsFromEnv, type Deps } from "../../src/platform/deps";
-import { getEvent } from "../../src/services/events.service";
+import { getEvent } from "../../src/features/catalogue/events.service";
 import { reconcileObjects, RECONCILE_AFTER_SECONDS } from "../../src/services/object-sync.service";
 import { createDashboardOrder } from "../../src/services/orders.service";
 import { completePayment } from "../../src/services/payments.service";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { SCAN_KEY_PATTERN } from "../../schemas/scan-keys.schema";
-import { findScanKeyTarget, type ScanKeyTarget } from "../../services/event-config.service";
+import { SCAN_KEY_PATTERN } from "../catalogue/scan-keys.schema";
+import { findScanKeyTarget, type ScanKeyTarget } from "../catalogue/event-config.service";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { ApiError } from "../../domain/errors";

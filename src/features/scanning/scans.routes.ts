@@ -4,7 +4,7 @@ import { ok } from "../../http/respond";
 import { scanRateLimit } from "../../http/rate-limits";
 import { requireScanKey, type ScanKeyEnv } from "./scan-key.middleware";
 import { createBody, keyParam, pathParams, query } from "../../http/validate";
-import { revokedQuery, scanBody } from "../../schemas/scans.schema";
+import { revokedQuery, scanBody } from "./scans.schema";
 import { publicKeys, revokedSince, scanTicket, ticketScansFor, validTicketsFor } from "./ticket-scans.service";
 
 /** Public scans (spec "Public scans"; decisions.md 6, 13): a scan key in `X-EVT-API-KEY`, no service key. */

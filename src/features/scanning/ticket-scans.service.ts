@@ -10,7 +10,7 @@ import { log } from "../../lib/log";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
 import { catchUpTicket } from "../../services/object-sync.service";
-import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "../../services/event-config.service";
+import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "../catalogue/event-config.service";
 
 export type ScanKeyUse = ScanKeyTarget & { key: string };
 

@@ -4,7 +4,7 @@ import { applicationPasswords, users, type Role } from "../../db/schema";
 import { ApiError, conflict, invalidId } from "../../domain/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
 import type { Deps } from "../../platform/deps";
-import { assertEventsExist } from "../../services/event-references";
+import { assertEventsExist } from "../catalogue/event-references";
 import type { ApplicationPasswordRow, UserRow } from "../../db/rows";
 
 export interface NewUser {

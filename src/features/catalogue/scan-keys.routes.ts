@@ -1,0 +1,58 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { withoutLinks } from "../../http/links";
+import { collection, created, deleted, ok } from "../../http/respond";
+import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
+import {
+  createScanKeyBody,
+  presentScanKey,
+  SCAN_KEY_CREATE_READ_ONLY,
+  SCAN_KEY_UPDATE_READ_ONLY,
+  updateScanKeyBody,
+} from "./scan-keys.schema";
+import { getEventFor } from "./events.service";
+import { createScanKey, deleteScanKey, getScanKey, listScanKeys, updateScanKey } from "./scan-keys.service";
+
+const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_key") });
+
+/** `/admin/events/<event_id>/scan-keys` (decisions.md section 6). */
+export const scanKeysRoutes = new Hono<AppEnv>()
+  .get("/", pathId("event"), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    return collection(c, (await listScanKeys(deps, event.id)).map((k) => presentScanKey(c, k)));
+  })
+
+  .post("/", pathId("event"), createBody(createScanKeyBody, SCAN_KEY_CREATE_READ_ONLY), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    const key = await createScanKey(deps, event.id, c.req.valid("json"));
+    return created(c, presentScanKey(c, key), `/admin/events/${event.id}/scan-keys/${key.key}`);
+  })
+
+  .get("/:key", keyParams, async (c) => {
+    const deps = depsOf(c);
+    const { id, key } = c.req.valid("param");
+    const event = await getEventFor(deps, c.var.user, id);
+    return ok(c, presentScanKey(c, await getScanKey(deps, event.id, key)));
+  })
+
+  .put("/:key", keyParams, updateBody(updateScanKeyBody, SCAN_KEY_UPDATE_READ_ONLY), async (c) => {
+    const deps = depsOf(c);
+    const { id, key } = c.req.valid("param");
+    const event = await getEventFor(deps, c.var.user, id);
+    const current = await getScanKey(deps, event.id, key);
+    const { patch, readOnlySent } = c.req.valid("json");
+    assertReadOnlyUnchanged(readOnlySent, presentScanKey(c, current));
+    return ok(c, presentScanKey(c, await updateScanKey(deps, current, patch)));
+  })
+
+  .delete("/:key", keyParams, async (c) => {
+    const deps = depsOf(c);
+    const { id, key } = c.req.valid("param");
+    const event = await getEventFor(deps, c.var.user, id);
+    const current = await getScanKey(deps, event.id, key);
+    await deleteScanKey(deps, current);
+    return deleted(c, withoutLinks(presentScanKey(c, current)));
+  });

@@ -1,0 +1,58 @@
+import { eq, sql } from "drizzle-orm";
+import { LIVE_STATUSES } from "../../db/order-status";
+import { coupons, orders } from "../../db/schema";
+import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "../../domain/coupon-rules";
+import type { Deps } from "../../platform/deps";
+import type { OrderDraft } from "../../services/order-drafts";
+import { orderTotals, spreadDiscount } from "../../domain/pricing";
+
+/**
+ * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12): found by its code (any case) when
+ * every order's event has `coupons_needed`, checked against the whole purchase (a group's dates together; the
+ * coupon's events must hold every one of them), its discount
+ * spread over the orders in proportion to their list totals. The first order (lowest event id) carries the use.
+ * A dashboard `amount` decides the total by itself: the coupon is then checked and counted but discounts nothing.
+ */
+export async function applyCoupon(
+  deps: Deps,
+  code: string,
+  drafts: readonly OrderDraft[],
+  email: string,
+  chargedCents?: number,
+): Promise<OrderDraft[]> {
+  // The orders' own events decide (a group's chosen dates, not the path event that may get no order).
+  if (!drafts.every((d) => d.event.couponsNeeded)) throw couponNotFound(code);
+  const { db } = deps;
+  const coupon = await db.select().from(coupons).where(eq(coupons.codeKey, code.trim().toLowerCase())).get();
+  const eventIds = drafts.map((d) => d.event.id);
+  if (!coupon || coversNoneOf(coupon, eventIds)) throw couponNotFound(code);
+  const emailKey = email.toLowerCase();
+  const held = await db
+    .select({
+      open: sql<number>`count(*) FILTER (WHERE ${orders.paymentStatus} = 'open' OR ${orders.awaitsConfirmation} = 1)`,
+      mine: sql<number>`count(*) FILTER (WHERE ${orders.emailKey} = ${emailKey} AND ${orders.paymentStatus} IN (SELECT value FROM json_each(${JSON.stringify(LIVE_STATUSES)})))`,
+    })
+    .from(orders)
+    .where(eq(orders.couponId, coupon.id))
+    .get();
+  const lines: CouponLine[] = drafts.flatMap((d) => d.priced.map((l) => ({ name: l.name, count: l.count, unitCents: l.unitCents })));
+  checkCoupon(coupon, {
+    now: deps.now(),
+    eventIds,
+    emailKey,
+    lines,
+    usesHeld: coupon.used + (held?.open ?? 0),
+    usesHeldByOrderer: held?.mine ?? 0,
+  });
+  const discount = chargedCents === undefined ? couponDiscountCents(coupon, lines) : 0;
+  const shares = spreadDiscount(
+    drafts.map((d) => d.totals.listCents),
+    discount,
+  );
+  const first = Math.min(...drafts.map((d) => d.event.id));
+  return drafts.map((d, i) => ({
+    ...d,
+    totals: discount === 0 ? d.totals : orderTotals(d.priced, d.totals.listCents - shares[i]!),
+    couponId: d.event.id === first ? coupon.id : null,
+  }));
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import type { RecordedExchange } from "../../db/schema";
+import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
+import { formatDateTime, formatOptionalDateTime, NEVER } from "../../lib/time";
+import { WEBHOOK_TOPICS } from "./webhook-deliveries.service";
+import type { DeliveryRow, WebhookRow } from "../../db/rows";
+
+export const DEFAULT_RETRY_SCHEME = [1, 1, 2, 4, 8];
+export const DEFAULT_FAILURE_THRESHOLD = 60;
+
+/** `"1,1,2,4,8"`: 1-20 whole numbers of minutes, each 0-720 (a queue delay of at most 12 hours). */
+const retryScheme = z
+  .string()
+  .regex(/^\s*\d{1,3}\s*(,\s*\d{1,3}\s*){0,19}$/, "must be 1 to 20 comma-separated whole numbers of minutes")
+  .transform((s) => s.split(",").map((p) => Number(p.trim())))
+  .refine((minutes) => minutes.every((m) => m <= 720), "each retry waits at most 720 minutes");
+
+const webhookFields = {
+  name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+  url: z.string().trim().min(1, "must not be empty").max(2000, "must be at most 2000 characters"),
+  secret: z.string().min(1, "must not be empty").max(500, "must be at most 500 characters"),
+  topic: z.enum(WEBHOOK_TOPICS, `must be one of ${WEBHOOK_TOPICS.join(", ")}`),
+  enabled: z.boolean(),
+  retry_scheme: retryScheme,
+  failure_threshold: z.number().int().min(0).max(100_000),
+};
+
+export const WEBHOOK_READ_ONLY = [
+  "id",
+  "pending",
+  "delivered",
+  "retries",
+  "failed",
+  "last_success",
+  "last_retry",
+  "last_failure",
+  "date_created",
+] as const;
+
+export const createWebhookBody = z
+  .strictObject(webhookFields)
+  .partial()
+  .required({ name: true, url: true, secret: true, topic: true })
+  .refine((b) => b.enabled !== true, { path: ["enabled"], message: "webhooks are created disabled; enable one with PUT" });
+export const updateWebhookBody = z.strictObject(webhookFields).partial();
+export type WebhookInput = z.output<typeof updateWebhookBody>;
+
+export function presentWebhook(c: LinkBase, w: WebhookRow, timezone: string) {
+  const when = (t: number | null) => formatOptionalDateTime(t, timezone, NEVER);
+  return {
+    id: w.id,
+    name: w.name,
+    url: w.url,
+    secret: w.secret,
+    topic: w.topic,
+    enabled: w.enabled,
+    retry_scheme: w.retryScheme.join(","),
+    failure_threshold: w.failureThreshold,
+    pending: w.pending,
+    delivered: w.delivered,
+    retries: w.retries,
+    failed: w.failed,
+    last_success: when(w.lastSuccess),
+    last_retry: when(w.lastRetry),
+    last_failure: when(w.lastFailure),
+    date_created: formatDateTime(w.createdAt, timezone),
+    _links: selfAndCollection(c, `/admin/webhooks/${w.id}`, "/admin/webhooks"),
+  };
+}
+
+function presentExchange(x: RecordedExchange | null) {
+  if (!x) return { request: null, response: null, duration: "", error: "" };
+  return {
+    request: x.request,
+    response: x.response,
+    duration: (x.durationMs / 1000).toFixed(3),
+    error: x.error ?? "",
+  };
+}
+
+/** One entry of the delivery log (beyond the spec). */
+export function presentDelivery(c: LinkBase, d: DeliveryRow, timezone: string) {
+  return {
+    delivery_id: d.id,
+    webhook_id: d.webhookId,
+    topic: d.topic,
+    status: d.status,
+    attempts: d.attempts,
+    created: formatDateTime(d.createdAt, timezone),
+    finished: formatOptionalDateTime(d.finishedAt, timezone, NEVER),
+    body: d.body,
+    ...presentExchange(d.lastExchange),
+    _links: {
+      self: [{ href: apiUrl(c, `/admin/webhooks/${d.webhookId}/deliveries/${d.id}`) }],
+      collection: [{ href: apiUrl(c, `/admin/webhooks/${d.webhookId}/deliveries`) }],
+    },
+  };
+}
+
+/** The ping's answer: the documented Fast Events shape, the delivery under "Webhook Delivery" (decisions.md 14). */
+export function presentPing(deliveryId: string, x: RecordedExchange, timezone: string, at: number) {
+  return { "Webhook Delivery": presentPingDelivery(deliveryId, x, timezone, at) };
+}
+
+function presentPingDelivery(deliveryId: string, x: RecordedExchange, timezone: string, at: number) {
+  return {
+    "Delivery ID": deliveryId,
+    Date: formatDateTime(at, timezone),
+    URL: x.request.url,
+    Duration: (x.durationMs / 1000).toFixed(3),
+    Request: { Method: x.request.method, Headers: x.request.headers, Body: x.request.body },
+    Response: x.response
+      ? { Code: x.response.code, Message: x.response.message, Headers: x.response.headers, Body: x.response.body }
+      : { Code: 0, Message: x.error ?? "no answer", Headers: {}, Body: "" },
+  };
+}

@@ -1,0 +1,39 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { apiUrl, type LinkBase } from "../../http/links";
+import { ok } from "../../http/respond";
+import { pathId } from "../../http/validate";
+import { getEventFor } from "../catalogue/events.service";
+import { groupEvents, salesReport, scansReport } from "./reports.service";
+
+/** A report links to itself like every resource (decisions.md 14). */
+const self = (c: LinkBase, path: string) => ({ self: [{ href: apiUrl(c, path) }] });
+
+/** Reports (spec "Reports", "Sales and scan reports"): of one event, or of every event of its group (`_fields` applies). */
+export const reportsRoutes = new Hono<AppEnv>()
+  .get("/:id/sales", pathId("event"), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    return ok(c, { id: event.id, orders: await salesReport(deps, [event.id]), _links: self(c, `/admin/events/${event.id}/sales`) });
+  })
+
+  .get("/:id/sales/group", pathId("event"), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    const events = await groupEvents(deps, c.var.user, event);
+    return ok(c, { event_group: event.eventGroup, orders: await salesReport(deps, events), _links: self(c, `/admin/events/${event.id}/sales/group`) });
+  })
+
+  .get("/:id/scans", pathId("event"), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    return ok(c, { id: event.id, tickets: await scansReport(deps, [event.id]), _links: self(c, `/admin/events/${event.id}/scans`) });
+  })
+
+  .get("/:id/scans/group", pathId("event"), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    const events = await groupEvents(deps, c.var.user, event);
+    return ok(c, { event_group: event.eventGroup, tickets: await scansReport(deps, events), _links: self(c, `/admin/events/${event.id}/scans/group`) });
+  });

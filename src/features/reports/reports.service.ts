@@ -1,0 +1,129 @@
+import { and, asc, sql } from "drizzle-orm";
+import { inIds } from "../../db/client";
+import { FINAL_STATUSES } from "../../db/order-status";
+import { events } from "../../db/schema";
+import { centsToAmount } from "../../lib/money";
+import { eventScope, type AuthUser } from "../../domain/authority";
+import type { Deps } from "../../platform/deps";
+import { inGroup } from "../catalogue/event-groups";
+import type { EventRow } from "../../db/rows";
+
+/**
+ * Sales and scan reports (spec "Sales and scan reports"), aggregated in D1 (the objects are never asked). Sales
+ * count orders by the event they were placed for, per payment status, with `amount` per type at list price and
+ * `total_amount` what was charged; scans count the tickets valid at the event (a passe-partout's child tickets
+ * count at the child), per type name as the ticket shows it (without seat), location and level, with a row of
+ * location "" for the tickets of live orders not scanned yet.
+ */
+
+export interface SalesLine {
+  payment_status: string;
+  total_orders: number;
+  total_amount: number;
+  total_tickets: number;
+  tickets: { ticket_type: string; sold: number; orders: number; amount: number }[];
+}
+
+export interface ScanLine {
+  ticket_type: string;
+  scans: { scan_location: string; scan_level: number; scan_total: number }[];
+}
+
+/** The events of `event`'s group the user may see (the event alone when it is in no group). */
+export async function groupEvents({ db }: Deps, user: AuthUser, event: EventRow): Promise<number[]> {
+  if (event.eventGroup === "" || event.groupType === 0) return [event.id];
+  const scope = eventScope(user);
+  const rows = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(inGroup(event.eventGroup), scope === "all" ? undefined : inIds(events.id, scope)))
+    .orderBy(asc(events.id));
+  return rows.map((r) => r.id);
+}
+
+export async function salesReport({ db }: Deps, eventIds: readonly number[]): Promise<SalesLine[]> {
+  const ids = JSON.stringify(eventIds);
+  const [totals, lines] = await Promise.all([
+    db.all<{ status: string; orders: number; cents: number; tickets: number }>(sql`
+      SELECT payment_status AS status, count(*) AS orders, sum(total_cents) AS cents, sum(num_tickets) AS tickets
+      FROM orders WHERE event_id IN (SELECT value FROM json_each(${ids}))
+      GROUP BY payment_status ORDER BY payment_status`),
+    db.all<{ status: string; type: string; sold: number; orders: number; cents: number }>(sql`
+      SELECT o.payment_status AS status, l.value ->> 'name' AS type, sum(l.value ->> 'count') AS sold,
+             count(DISTINCT o.id) AS orders, sum((l.value ->> 'count') * (l.value ->> 'unitCents')) AS cents
+      FROM orders AS o, json_each(o.lines) AS l
+      WHERE o.event_id IN (SELECT value FROM json_each(${ids})) AND (l.value ->> 'count') > 0
+      GROUP BY 1, 2 ORDER BY 1, 2`),
+  ]);
+  return totals.map((t) => ({
+    payment_status: t.status,
+    total_orders: t.orders,
+    total_amount: centsToAmount(t.cents),
+    total_tickets: t.tickets,
+    tickets: lines.filter((l) => l.status === t.status).map((l) => ({ ticket_type: l.type, sold: l.sold, orders: l.orders, amount: centsToAmount(l.cents) })),
+  }));
+}
+
+/** Tickets `t` valid at the events: theirs, of orders that are final. */
+function validTickets(eventIds: readonly number[]) {
+  return sql`t.event_id IN (SELECT value FROM json_each(${JSON.stringify(eventIds)}))
+    AND EXISTS (SELECT 1 FROM orders AS o WHERE o.id = t.order_id AND o.payment_status IN (SELECT value FROM json_each(${JSON.stringify(FINAL_STATUSES)})))`;
+}
+
+export async function scansReport({ db }: Deps, eventIds: readonly number[]): Promise<ScanLine[]> {
+  const valid = validTickets(eventIds);
+  const [scanned, unscanned] = await Promise.all([
+    db.all<{ type: string; location: string; level: number; total: number }>(sql`
+      SELECT t.ticket_type_name AS type, s.location AS location, s.level AS level, count(*) AS total
+      FROM tickets AS t JOIN scans AS s ON s.ticket_id = t.id AND s.event_id = t.event_id
+      WHERE ${valid} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
+    db.all<{ type: string; total: number }>(sql`
+      SELECT t.ticket_type_name AS type, count(*) AS total FROM tickets AS t
+      WHERE ${valid} AND NOT EXISTS (SELECT 1 FROM scans AS s WHERE s.ticket_id = t.id AND s.event_id = t.event_id)
+      GROUP BY 1 ORDER BY 1`),
+  ]);
+  const types = [...new Set([...scanned.map((s) => s.type), ...unscanned.map((u) => u.type)])].sort();
+  return types.map((type) => {
+    const waiting = unscanned.find((u) => u.type === type)?.total ?? 0;
+    return {
+      ticket_type: type,
+      scans: [
+        { scan_location: "", scan_level: 0, scan_total: waiting },
+        ...scanned.filter((s) => s.type === type).map((s) => ({ scan_location: s.location, scan_level: s.level, scan_total: s.total })),
+      ],
+    };
+  });
+}
+
+/**
+ * `_embed=sales_totals`: the event's orders over all statuses, and over the final ones (what counts as sold; an
+ * order still awaiting its customer's confirmation is not final yet).
+ */
+export async function salesTotals({ db }: Deps, eventId: number) {
+  const isFinal = sql`payment_status IN (SELECT value FROM json_each(${JSON.stringify(FINAL_STATUSES)})) AND awaits_confirmation = 0`;
+  const row = await db.get<{ orders: number; cents: number; tickets: number; f_orders: number; f_cents: number; f_tickets: number }>(sql`
+    SELECT count(*) AS orders, coalesce(sum(total_cents), 0) AS cents, coalesce(sum(num_tickets), 0) AS tickets,
+           count(*) FILTER (WHERE ${isFinal}) AS f_orders,
+           coalesce(sum(total_cents) FILTER (WHERE ${isFinal}), 0) AS f_cents,
+           coalesce(sum(num_tickets) FILTER (WHERE ${isFinal}), 0) AS f_tickets
+    FROM orders WHERE event_id = ${eventId}`);
+  return {
+    total_orders: row?.orders ?? 0,
+    total_amount: centsToAmount(row?.cents ?? 0),
+    total_tickets: row?.tickets ?? 0,
+    final: { total_orders: row?.f_orders ?? 0, total_amount: centsToAmount(row?.f_cents ?? 0), total_tickets: row?.f_tickets ?? 0 },
+  };
+}
+
+/** `_embed=scan_totals`: the event's valid tickets, how many were scanned at least once, and all scans by level. */
+export async function scanTotals(deps: Deps, eventId: number) {
+  const lines = await scansReport(deps, [eventId]);
+  const unscanned = lines.reduce((n, l) => n + l.scans[0]!.scan_total, 0);
+  const scans = lines.flatMap((l) => l.scans.slice(1));
+  const byLevel: Record<string, number> = {};
+  for (const s of scans) byLevel[String(s.scan_level)] = (byLevel[String(s.scan_level)] ?? 0) + s.scan_total;
+  const { count } = (await deps.db.get<{ count: number }>(sql`
+      SELECT count(*) AS count FROM tickets AS t
+      WHERE ${validTickets([eventId])} AND EXISTS (SELECT 1 FROM scans AS s WHERE s.ticket_id = t.id AND s.event_id = t.event_id)`)) ?? { count: 0 };
+  return { tickets: unscanned + count, scanned_tickets: count, unscanned_tickets: unscanned, total_scans: scans.reduce((n, s) => n + s.scan_total, 0), scans_by_level: byLevel };
+}
