@@ -1,5 +1,5 @@
 // Uploads the e-ticket fonts (Noto Sans and Noto Sans SC, weight 400, WOFF) to the FILES bucket under the prefix
-// src/services/ticket-fonts.ts reads (FONT_PREFIX), with one `wrangler r2 bulk put`.
+// src/features/tickets/ticket-fonts.ts reads (FONT_PREFIX), with one `wrangler r2 bulk put`.
 //
 //   node scripts/upload-fonts.mjs --local [--persist-to DIR]   (npm run dev does this once per state dir)
 //   node scripts/upload-fonts.mjs --remote                      (npm run deploy)
@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
-const FONT_PREFIX = /FONT_PREFIX = "([^"]+)"/.exec(readFileSync("src/services/ticket-fonts.ts", "utf8"))?.[1];
-if (!FONT_PREFIX) throw new Error("FONT_PREFIX not found in src/services/ticket-fonts.ts");
+const FONT_PREFIX = /FONT_PREFIX = "([^"]+)"/.exec(readFileSync("src/features/tickets/ticket-fonts.ts", "utf8"))?.[1];
+if (!FONT_PREFIX) throw new Error("FONT_PREFIX not found in src/features/tickets/ticket-fonts.ts");
 const BUCKET = /bucket_name = "([^"]+)"/.exec(readFileSync("wrangler.toml", "utf8"))?.[1];
 if (!BUCKET) throw new Error("bucket_name not found in wrangler.toml");
 

@@ -1,4 +1,4 @@
-import { expireOrder } from "../services/payments.service";
+import { expireOrder } from "../features/payments/payments.service";
 import type { JobHandler } from "./jobs.consumer";
 import { parseJob } from "./parse-job";
 import { orderExpireJob } from "../platform/messages";

@@ -1,4 +1,4 @@
-import { announceDownload, purgeTicketPdfs } from "../services/ticket-pdfs.service";
+import { announceDownload, purgeTicketPdfs } from "../features/tickets/ticket-pdfs.service";
 import type { JobHandler } from "./jobs.consumer";
 import { pdfPurgeJob, ticketsDownloadedJob } from "../platform/messages";
 import { parseJob } from "./parse-job";

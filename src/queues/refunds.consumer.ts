@@ -1,4 +1,4 @@
-import { refundOrder } from "../services/refunds.service";
+import { refundOrder } from "../features/payments/refunds.service";
 import type { JobHandler } from "./jobs.consumer";
 import { orderRefundJob } from "../platform/messages";
 import { parseJob } from "./parse-job";

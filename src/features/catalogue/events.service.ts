@@ -28,8 +28,8 @@ import type { Deps } from "../../platform/deps";
 import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "../files/pdf-templates.service";
-import { purgeEventPdfs, purgeOrderPdfs } from "../../services/ticket-pdfs.service";
-import { eventTopic } from "../../services/topics";
+import { purgeEventPdfs, purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
+import { eventTopic } from "../ordering/topics";
 import type { EventRow } from "../../db/rows";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";

@@ -4,9 +4,9 @@ import { inputFields, ticketTypes } from "../../db/schema";
 import { conflict, invalidId, invalidParams } from "../../domain/errors";
 import type { InputFieldInput } from "./input-fields.schema";
 import type { Deps } from "../../platform/deps";
-import { purgeEventPdfs } from "../../services/ticket-pdfs.service";
+import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
 import { inputFieldProblems, type InputFieldSpec } from "../../domain/input-field-rules";
-import { insertWithFreshId } from "../../services/fresh-ids";
+import { insertWithFreshId } from "../ordering/fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";
 import type { InputFieldRow } from "../../db/rows";
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../../db/client";
-import { insertWithFreshId } from "../../services/fresh-ids";
+import { insertWithFreshId } from "../ordering/fresh-ids";
 import { coupons, inputFields, scanKeys, tickets, ticketTypes } from "../../db/schema";
 import { conflict, invalidId, invalidParams } from "../../domain/errors";
 import { randomHex } from "../../lib/random";
@@ -10,7 +10,7 @@ import { layoutProblem, parseNameList, personaliseProblem } from "../../domain/c
 import type { Deps } from "../../platform/deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
 import { isTemplateUsableBy } from "../files/pdf-templates.service";
-import { purgeEventPdfs } from "../../services/ticket-pdfs.service";
+import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
 import type { TicketTypeRow } from "../../db/rows";
 
 /** Catalogue ids: `v` and 5 lowercase hex, unique within the event. */

@@ -3,7 +3,7 @@ import { LIVE_STATUSES } from "../../db/order-status";
 import { coupons, orders } from "../../db/schema";
 import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "../../domain/coupon-rules";
 import type { Deps } from "../../platform/deps";
-import type { OrderDraft } from "../../services/order-drafts";
+import type { OrderDraft } from "../ordering/order-drafts";
 import { orderTotals, spreadDiscount } from "../../domain/pricing";
 
 /**

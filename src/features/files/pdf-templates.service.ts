@@ -7,7 +7,7 @@ import { exceedsUnpackedBudget } from "../../pdf/unpacked-budget";
 import type { PdfTemplateChanges } from "./pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "../../domain/authority";
 import type { Deps } from "../../platform/deps";
-import { purgeEventPdfs } from "../../services/ticket-pdfs.service";
+import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
 import type { PdfTemplateRow } from "../../db/rows";
 
 export interface PdfTemplateWithOwner {

@@ -8,7 +8,7 @@ import type { Deps } from "../../platform/deps";
 import { emailProvider } from "./email-providers";
 import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "./email-templates";
 import { writeLogStatement } from "../reports/logs.service";
-import { orderKeywords } from "../../services/order-keywords";
+import { orderKeywords } from "../ordering/order-keywords";
 import type { EmailRow, EventRow, OrderRow } from "../../db/rows";
 
 /** Minutes before each retry of a failed send; after the last, the email has failed and is logged. */

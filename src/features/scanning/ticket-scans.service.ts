@@ -9,7 +9,7 @@ import { invalidScanKey } from "./scan-key.middleware";
 import { log } from "../../lib/log";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
-import { catchUpTicket } from "../../services/object-sync.service";
+import { catchUpTicket } from "../ordering/object-sync.service";
 import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "../catalogue/event-config.service";
 
 export type ScanKeyUse = ScanKeyTarget & { key: string };

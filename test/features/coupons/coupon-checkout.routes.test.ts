@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { orders, tickets } from "../../../src/db/schema";
 import { eventObject } from "../../../src/platform/event-object.client";
 import { depsFromEnv } from "../../../src/platform/deps";
-import { expireOrder } from "../../../src/services/payments.service";
+import { expireOrder } from "../../../src/features/payments/payments.service";
 import { ADMIN, API_KEY, BASE, basic, call, expectError, expectJson, unique } from "../../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../../helpers/catalogue";
 import { emailedConfirmLink } from "../../helpers/orders";

@@ -10,7 +10,7 @@ import worker from "../../../src/index";
 import type { ScansRecordJob } from "../../../src/platform/messages";
 import { depsFromEnv } from "../../../src/platform/deps";
 import { recordScans } from "../../../src/features/scanning/scans.service";
-import { rebuildEventObject } from "../../../src/services/stock.service";
+import { rebuildEventObject } from "../../../src/features/ordering/stock.service";
 import { API_KEY, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createScanKey, db } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, eventSold, orderBody, placeOrder } from "../../helpers/orders";

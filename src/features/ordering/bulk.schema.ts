@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { count, eventIdCsv, money } from "../../schemas/common";
+import { isWireDateTime } from "../../lib/time";
+
+/** Bulk actions (spec "Bulk refunds", "Bulk order emails"; decisions.md 10): criteria, all mandatory. */
+
+const wireDateTime = z.string().refine(isWireDateTime, 'must be a date-time "YYYY-MM-DD HH:MM:SS"');
+
+/** Integers and amounts may arrive as JSON numbers or as numeric strings (form-minded clients). */
+const wholeNumber = z.union([count(), z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number)]);
+
+export const orderCriteriaBody = z
+  .strictObject({
+    date_from: wireDateTime,
+    date_to: wireDateTime,
+    event_ids: eventIdCsv,
+    tickets_minimum: wholeNumber,
+    tickets_maximum: wholeNumber,
+    amount_minimum: money,
+    amount_maximum: money,
+  })
+  .superRefine((c, ctx) => {
+    if (c.date_to < c.date_from) ctx.addIssue({ code: "custom", path: ["date_to"], message: "must not be before date_from" });
+    if (c.tickets_maximum < c.tickets_minimum) ctx.addIssue({ code: "custom", path: ["tickets_maximum"], message: "must not be below tickets_minimum" });
+    if (c.amount_maximum < c.amount_minimum) ctx.addIssue({ code: "custom", path: ["amount_maximum"], message: "must not be below amount_minimum" });
+  });
+export type OrderCriteria = z.output<typeof orderCriteriaBody>;
+
+const orderIds = z.array(z.number().int().positive("must be order ids").max(Number.MAX_SAFE_INTEGER)).min(1, "must name at least one order").max(1000);
+
+export const refundSendBody = z.strictObject({
+  order_ids: orderIds,
+  cost_type: z.enum(["ticket", "order"]),
+  cost: money,
+});
+export type RefundSendInput = z.output<typeof refundSendBody>;
+
+export const orderEmailsSendBody = z.strictObject({ order_ids: orderIds });
+export type OrderEmailsSendInput = z.output<typeof orderEmailsSendBody>;
+
+/** `POST /admin/orders/<id>/refund`: optionally less than the whole total. */
+export const refundOneBody = z.strictObject({ amount: money.optional() });

@@ -1,0 +1,19 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../../http/context";
+import { API_BASE } from "../../config";
+import { depsOf } from "../../http/deps";
+import { keyParam, pathParams } from "../../http/validate";
+import { confirmOrder } from "./confirmations.service";
+
+const params = pathParams({ token: keyParam("order") });
+
+/**
+ * `/orders/confirm/<token>` (decisions.md 5.7, 12 and 14): no key, the emailed confirmation token is the capability
+ * (an unknown token, or the order uid, is a 404). Confirms, then redirects (302) to the event's confirmation
+ * redirect, or to the order's status.
+ */
+export const confirmationsRoutes = new Hono<AppEnv>().get("/:token", params, async (c) => {
+  const { order, event } = await confirmOrder(depsOf(c), c.req.valid("param").token);
+  const target = event.emailConfirmation.redirect || `${new URL(c.req.url).origin}${API_BASE}/orders/${order.id}/${order.uid}/status`;
+  return c.redirect(target, 302);
+});

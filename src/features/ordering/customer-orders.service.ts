@@ -1,0 +1,180 @@
+import { and, asc, eq, or } from "drizzle-orm";
+import { inIds } from "../../db/client";
+import { events, orders } from "../../db/schema";
+import { ApiError, invalidId } from "../../domain/errors";
+import type { CustomerOrderInput } from "./customer-orders.schema";
+import type { Deps } from "../../platform/deps";
+import { applyCoupon } from "../coupons/coupon-checkout";
+import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
+import { placeOrders } from "./order-placement";
+import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
+import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
+import { completePayment } from "../payments/payments.service";
+import { verifyCaptcha } from "./captcha";
+import { confirmationFor, whoMayOrder } from "./order-eligibility";
+import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
+import type { ClaimRow, EventRow, OrderRow } from "../../db/rows";
+
+export interface CustomerOrderResult {
+  order: OrderRow;
+  event: EventRow;
+  groupOrders: number[];
+  payment: { provider: string; checkout_url: string; expires_at: string } | null;
+  /** An RSVP booking waits for its customer to confirm by email (decisions.md 5.1, 5.7); `expires_at` "" is never. */
+  confirmation: { status: "awaiting"; expires_at: string } | null;
+}
+
+/**
+ * The event a shop-front route names, looked up before anything else of the request is read (decisions.md 14): an
+ * unknown or malformed id is `404 Event does not exist`, whatever the body holds.
+ */
+export async function shopEvent({ db }: Deps, rawId: string): Promise<EventRow> {
+  const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : null;
+  const event = id !== null && Number.isSafeInteger(id) ? await db.select().from(events).where(eq(events.id, id)).get() : undefined;
+  if (!event) throw Object.assign(invalidId("event"), { message: "Event does not exist" });
+  return event;
+}
+
+const invalidEventIds = () => orderError("order_invalid_event_ids", "Invalid event ids");
+
+/**
+ * The dates chosen for a group order (types 1 and 2): events of the path event's group of the same kind; type 1
+ * takes exactly one. Without `event_ids` the path event itself is the choice; other events take no `event_ids`.
+ */
+async function chosenEvents({ db }: Deps, event: EventRow, eventIds: readonly number[] | undefined): Promise<EventRow[]> {
+  if (eventIds === undefined) return [event];
+  if (event.groupType !== 1 && event.groupType !== 2) throw invalidEventIds();
+  const ids = [...new Set(eventIds)];
+  if (event.groupType === 1 && ids.length !== 1) throw invalidEventIds();
+  const found = await db
+    .select()
+    .from(events)
+    .where(and(inIds(events.id, ids), eq(events.eventGroup, event.eventGroup), or(eq(events.groupType, 1), eq(events.groupType, 2))))
+    .orderBy(asc(events.id));
+  if (found.length !== ids.length) throw invalidEventIds();
+  return found;
+}
+
+/** The path event's counts mapped by type name onto another date of the group (names shared across the group). */
+async function countsFor(deps: Deps, chosen: EventRow, byName: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const { types } = await catalogueOf(deps, chosen.id);
+  const counts = new Map<string, number>();
+  for (const t of types) counts.set(t.id, byName.get(t.name) ?? 0);
+  for (const [name, n] of byName) if (n > 0 && !types.some((t) => t.name === name)) throw invalidEventIds();
+  return counts;
+}
+
+/**
+ * `POST /events/<event_id>/orders`: the order rules in the decided sequence (name and email, terms, sale window,
+ * dates of a group, ticket lines, input fields, coupon, stock), one order per chosen date placed together with
+ * one payment. A free order is `booked` at once; others are `open` until paid or expired.
+ */
+export async function createCustomerOrder(
+  deps: Deps,
+  event: EventRow,
+  input: CustomerOrderInput,
+  ipAddress: string,
+  idempotencyRef: string | null = null,
+): Promise<CustomerOrderResult> {
+  const { name, email } = checkOrderer(input.name, input.email);
+  if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
+  if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);
+  const now = deps.now();
+  checkSaleWindow(event, now);
+  const dates = await chosenEvents(deps, event, input.event_ids);
+  for (const d of dates) checkSaleWindow(d, now);
+
+  const counts = readTicketCounts(input.tickets);
+  const { types } = await catalogueOf(deps, event.id);
+  const lines = checkTicketLines(types, counts);
+  const byName = new Map(lines.map((l) => [l.type.name, l.count]));
+  const sentFields = input.fields ?? new Map<string, string>();
+  const drafts: OrderDraft[] = [];
+  for (const d of dates) {
+    const dateCounts = d.id === event.id ? counts : await countsFor(deps, d, byName);
+    drafts.push(await draftOrder(deps, d, dateCounts, d.id === event.id ? sentFields : await fieldsByName(deps, event, d, sentFields), { final: false }));
+  }
+  const claims = new Map<string, ClaimRow[]>();
+  for (const d of drafts) claims.set(d.uid, await whoMayOrder(deps, d, { name, email }));
+  if (input.coupon) drafts.splice(0, drafts.length, ...(await applyCoupon(deps, input.coupon, drafts, email)));
+
+  const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
+  const who = { name, email, ipAddress };
+  if (total === 0) {
+    const confirmation = confirmationFor(dates[0]!, now);
+    const placed = confirmation
+      ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation, idempotencyRef })
+      : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims, idempotencyRef });
+    const awaiting = confirmation ? { status: "awaiting" as const, expires_at: formatOptionalDateTime(confirmation.deadline, deps.config.timezone) } : null;
+    return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null, confirmation: awaiting };
+  }
+  const provider = providerForEvent(deps, dates[0]!);
+  const expiresAt = now + deps.config.orderHoldMinutes * 60;
+  const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims, idempotencyRef });
+  const first = placed[0]!;
+  let checkout: { checkoutUrl: string; paymentId: string };
+  try {
+    checkout = await provider.startCheckout(deps, {
+      uid: first.paymentGroup,
+      orderId: first.id,
+      totalCents: total,
+      currency: first.currency,
+      expiresAt,
+      description: dates.map((d) => d.eventName).join(", ").slice(0, 200),
+    });
+  } catch (err) {
+    // No checkout, no order: the orders are cancelled and their stock given back.
+    await completePayment(deps, first.paymentGroup, { status: "failed", message: String(err instanceof Error ? err.message : err) });
+    throw new ApiError(502, "order_payment_unavailable", "The payment provider could not start a checkout; please try again.");
+  }
+  await deps.db.update(orders).set({ paymentId: checkout.paymentId, checkoutUrl: checkout.checkoutUrl }).where(eq(orders.paymentGroup, first.paymentGroup));
+  return {
+    order: { ...first, paymentId: checkout.paymentId },
+    event: dates[0]!,
+    groupOrders: placed.map((o) => o.id),
+    payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, deps.config.timezone) },
+    confirmation: null,
+  };
+}
+
+/**
+ * The answer to an order placed under an `Idempotency-Key` whose first answer was lost (the runtime died after the
+ * batch), rebuilt from D1 as it was given; null when there is none, or it has no checkout yet to answer with.
+ */
+export async function committedCustomerOrder(deps: Deps, idempotencyRef: string): Promise<CustomerOrderResult | null> {
+  const placed = await deps.db.select().from(orders).where(eq(orders.idempotencyRef, idempotencyRef)).orderBy(asc(orders.eventId));
+  const first = placed[0];
+  if (!first) return null;
+  const total = placed.reduce((n, o) => n + o.totalCents, 0);
+  if (total > 0 && first.checkoutUrl === "") return null;
+  const event = await deps.db.select().from(events).where(eq(events.id, first.eventId)).get();
+  if (!event) return null;
+  const tz = deps.config.timezone;
+  const deadline = event.confirmationTimeout > 0 ? first.createdAt + event.confirmationTimeout * 60 : null;
+  return {
+    order: first,
+    event,
+    groupOrders: placed.map((o) => o.id),
+    payment: total > 0 ? { provider: providerOfPayment(first.paymentId).name, checkout_url: first.checkoutUrl, expires_at: formatOptionalDateTime(first.expiresAt, tz) } : null,
+    confirmation: first.awaitsConfirmation ? { status: "awaiting", expires_at: formatOptionalDateTime(deadline, tz) } : null,
+  };
+}
+
+/** A free order is final at once: its tickets are drawn now (a draft for an open order has none). */
+function withTickets(d: OrderDraft): OrderDraft {
+  return { ...d, seeds: ticketSeeds(d.event, d.lines.filter((l) => l.count > 0), d.children) };
+}
+
+/** Answers to the path event's fields, given to another date of the group by field name. */
+async function fieldsByName(deps: Deps, from: EventRow, to: EventRow, sent: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  const [source, target] = await Promise.all([catalogueOf(deps, from.id), catalogueOf(deps, to.id)]);
+  const nameOf = new Map(source.fields.map((f) => [f.id, f.name]));
+  const idOf = new Map(target.fields.map((f) => [f.name, f.id]));
+  const mapped = new Map<string, string>();
+  for (const [id, value] of sent) {
+    const targetId = idOf.get(nameOf.get(id) ?? "");
+    mapped.set(targetId ?? id, value);
+  }
+  return mapped;
+}
+

@@ -1,0 +1,90 @@
+import { and, asc, eq, or } from "drizzle-orm";
+import { events } from "../../db/schema";
+import { centsToAmount } from "../../lib/money";
+import { formatOptionalDateTime } from "../../lib/time";
+import type { Deps } from "../../platform/deps";
+import { pushEventConfig } from "../catalogue/event-config.service";
+import { catalogueOf } from "./order-drafts";
+import { isOnSale } from "../../domain/order-rules";
+import type { EventRow } from "../../db/rows";
+
+export type ClosedReason = "not_started" | "ended" | "sold_out";
+
+type Remaining = { event: number | null; types: Record<string, number | null> };
+
+/** The object's remaining stock (one call); an object without a catalogue copy gets one first. */
+async function remainingOf(deps: Deps, eventId: number): Promise<Remaining> {
+  const stub = deps.eventObjects.get(eventId);
+  const first = await stub.remaining();
+  if (first) return first;
+  await pushEventConfig(deps, eventId);
+  return (await stub.remaining()) ?? { event: null, types: {} };
+}
+
+/** What can still be bought of a type: the lower of its own and (for counted types) the event's; null: no limit. */
+function remainingOfType(remaining: Remaining, typeId: string, counted: boolean): number | null {
+  const limits = [remaining.types[typeId] ?? null, counted ? remaining.event : null].filter((n): n is number => n !== null);
+  return limits.length === 0 ? null : Math.max(0, Math.min(...limits));
+}
+
+function closedReason(event: EventRow, now: number, remaining: Remaining, typeIds: readonly string[]): ClosedReason | null {
+  if (!isOnSale(event, now)) return event.startDate !== null && now < event.startDate ? "not_started" : "ended";
+  if (remaining.event !== null && remaining.event <= 0) return "sold_out";
+  const left = typeIds.map((id) => remaining.types[id] ?? null);
+  if (left.length > 0 && left.every((n) => n !== null && n <= 0)) return "sold_out";
+  return null;
+}
+
+/**
+ * `GET /events/<event_id>/order-form` (decisions.md 5.1): what a shop front needs to render the order form of an
+ * event, whether it is open (and why not), and for grouped events the dates of the group.
+ */
+export async function orderForm(deps: Deps, event: EventRow) {
+  const now = deps.now();
+  const [{ types, fields }, remaining] = await Promise.all([catalogueOf(deps, event.id), remainingOf(deps, event.id)]);
+  const reason = closedReason(event, now, remaining, types.map((t) => t.id));
+  const tz = event.timezone;
+  const grouped = event.groupType === 1 || event.groupType === 2;
+  const dates = grouped
+    ? await deps.db
+        .select()
+        .from(events)
+        .where(and(eq(events.eventGroup, event.eventGroup), or(eq(events.groupType, 1), eq(events.groupType, 2))))
+        .orderBy(asc(events.eventDate), asc(events.id))
+    : [];
+  return {
+    event_id: event.id,
+    event_name: event.eventName,
+    event_date: formatOptionalDateTime(event.eventDate, tz),
+    start_date: formatOptionalDateTime(event.startDate, tz),
+    end_date: formatOptionalDateTime(event.endDate, tz),
+    timezone: tz,
+    open: reason === null,
+    reason,
+    currency: deps.config.currency,
+    order_submit_text: event.orderSubmitText,
+    terms: event.terms,
+    coupon: event.couponsNeeded,
+    recaptcha: event.recaptchaNeeded,
+    ticket_types: types.map((t) => ({
+      id: t.id,
+      name: t.name,
+      price: centsToAmount(t.priceCents),
+      vat: t.vatHundredths / 100,
+      volume_price: t.volumePrice.map((v) => ({ [String(v.count)]: centsToAmount(v.cents) })),
+      minimum_to_order: t.minimumToOrder,
+      maximum_to_order: t.maximumToOrder,
+      ...(t.showRemaining ? { remaining: remainingOfType(remaining, t.id, t.isCounted) } : {}),
+    })),
+    input_fields: fields
+      .filter((f) => !f.isPersonalised)
+      .map((f) => ({ id: f.id, name: f.name, type: f.type, value: f.value, min: f.min, max: f.max, is_required: f.isRequired })),
+    group: grouped
+      ? {
+          group_type: event.groupType,
+          event_group: event.eventGroup,
+          dates: dates.map((d) => ({ event_id: d.id, event_name: d.eventName, event_date: formatOptionalDateTime(d.eventDate, d.timezone), open: isOnSale(d, now) })),
+        }
+      : null,
+  };
+}

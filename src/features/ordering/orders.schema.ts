@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { apiUrl, selfAndCollection, type Links, type LinkBase } from "../../http/links";
+import { orderbyParam, pagingQueryShape } from "../../http/paging";
+import { hasControlCharacter, INVALID_NAME } from "../../lib/control-characters";
+import { centsToAmount, parseCents } from "../../lib/money";
+import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
+import type { EventRow, OrderRow } from "../../db/rows";
+
+const fieldValue = z.string().max(1000, "must be at most 1000 characters");
+
+/**
+ * `fields`: an array of one-entry objects `{"<input field id>": "<value>"}` (like `tickets`), or one plain object
+ * of them; `[]` or `{}` when none (decisions.md 12). Read into a map.
+ */
+export const orderFieldsInput = z
+  .union([z.array(z.record(z.string(), fieldValue)).max(200), z.record(z.string(), fieldValue)])
+  .transform((value, ctx) => {
+    const map = new Map<string, string>();
+    for (const entry of Array.isArray(value) ? value : [value]) {
+      for (const [id, v] of Object.entries(entry)) {
+        if (map.has(id)) {
+          ctx.addIssue({ code: "custom", message: `names input field ${id} twice` });
+          return z.NEVER;
+        }
+        map.set(id, v);
+      }
+    }
+    return map;
+  });
+
+/** `tickets`: one-entry objects mapping a ticket type id to a count; every type of the event must appear. */
+export const orderTicketsInput = z
+  .array(z.record(z.string(), z.number().int("counts must be whole numbers").min(0, "counts must not be negative").max(10_000)))
+  .min(1, "must list the event's ticket types")
+  .max(500);
+
+/** `amount`: a decimal string (added in 3.0.0), read as cents. */
+const amount = z.string().transform((value, ctx) => {
+  const cents = parseCents(value);
+  if (cents === null) {
+    ctx.addIssue({ code: "custom", message: "must be a non-negative decimal amount with at most 2 decimals" });
+    return z.NEVER;
+  }
+  return cents;
+});
+
+export const createDashboardOrderBody = z.strictObject({
+  event_id: z.number().int().positive("must be an event id").max(Number.MAX_SAFE_INTEGER),
+  // No cap here: the documented length messages win at every length (decisions.md 14); the body cap bounds them.
+  name: z.string().optional(),
+  email: z.string().optional(),
+  fields: orderFieldsInput.optional(),
+  amount: amount.optional(),
+  tickets: orderTicketsInput,
+  coupon: z.string().trim().min(1).max(100).optional(),
+});
+export type DashboardOrderInput = z.output<typeof createDashboardOrderBody>;
+
+/** Everything an order shows except what a PUT may change; sent back equal it is ignored, changed it is a 400. */
+export const ORDER_READ_ONLY = [
+  "id",
+  "event_id",
+  "event_date",
+  "payment_id",
+  "payment_status",
+  "created_at",
+  "uid",
+  "input_fields",
+  "num_tickets",
+  "total",
+  "discount",
+  "currency",
+  "ip_address",
+] as const;
+
+export const updateOrderBody = z
+  .strictObject({
+    custom_status: z.string().trim().max(100, "must be at most 100 characters"),
+    name: z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters").refine((s) => !hasControlCharacter(s), INVALID_NAME),
+    email: z.string().trim().max(100, "must be at most 100 characters").pipe(z.email("must be a valid email address")),
+  })
+  .partial();
+
+export const listOrdersQuery = z.object({
+  ...pagingQueryShape,
+  event_id: z
+    .string()
+    .regex(/^\s*\d{1,15}\s*(,\s*\d{1,15}\s*)*$/, "must be comma-separated event ids")
+    .transform((s) => [...new Set(s.split(",").map((p) => Number(p.trim())))])
+    .optional(),
+  orderby: orderbyParam(["id", "event_id", "email"] as const),
+});
+export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
+
+export function orderLinks(c: LinkBase, o: OrderRow): Links {
+  return {
+    ...selfAndCollection(c, `/admin/orders/${o.id}`, "/admin/orders"),
+    tickets: [{ embeddable: true, href: apiUrl(c, `/admin/tickets/${o.id}`) }],
+  };
+}
+
+/**
+ * An order as the API shows it (spec: Order). Its own date-times are in the service's `timezone` like every date-time
+ * of the interface (decisions.md 3), so they compare with the bulk criteria; only `event_date`, the event's own date,
+ * is in the event's zone (decisions.md 13).
+ */
+export function presentOrder(c: LinkBase, o: OrderRow, event: EventRow | undefined, timezone: string) {
+  return {
+    id: o.id,
+    event_id: o.eventId,
+    event_date: formatOptionalDateTime(event?.eventDate ?? null, event?.timezone ?? timezone),
+    payment_id: o.paymentId,
+    payment_status: o.paymentStatus,
+    custom_status: o.customStatus,
+    created_at: formatDateTime(o.createdAt, timezone),
+    uid: o.uid,
+    name: o.name,
+    email: o.email,
+    input_fields: {
+      fields: o.fields.map((f) => ({ name: f.name, value: f.value })),
+      tickets: o.lines.map((l) => ({
+        name: l.name,
+        price: centsToAmount(l.unitCents),
+        vat: l.vatHundredths / 100,
+        is_counted: l.isCounted,
+        number: l.count,
+      })),
+    },
+    num_tickets: o.numTickets,
+    total: centsToAmount(o.totalCents),
+    discount: centsToAmount(o.discountCents),
+    currency: o.currency,
+    ip_address: o.ipAddress,
+    _links: orderLinks(c, o),
+  };
+}
+
+/** What PUT answers and DELETE shows as `previous` (spec: Orders). */
+export function presentOrderContact(o: OrderRow) {
+  return { custom_status: o.customStatus, name: o.name, email: o.email };
+}

@@ -1,0 +1,194 @@
+import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
+import { inIds, inScope, isUniqueViolation } from "../../db/client";
+import { events, orderClaims, orders, tickets } from "../../db/schema";
+import { conflict, invalidId, invalidParams } from "../../domain/errors";
+import { pageWindow } from "../../domain/paging";
+import { centsToDecimal } from "../../lib/money";
+import { randomString } from "../../lib/random";
+import type { DashboardOrderInput, ListOrdersQuery } from "./orders.schema";
+import { assertEventAccess, eventScope, type AuthUser } from "../../domain/authority";
+import { applyCoupon } from "../coupons/coupon-checkout";
+import type { Deps } from "../../platform/deps";
+import { clearIntent, releaseOrder, RELEASE, syncIntents, syncOrderToObjects } from "./object-sync.service";
+import { revokeTicketRows } from "../tickets/ticket-rows";
+import { writeLogStatement } from "../reports/logs.service";
+import { isFinalOrder } from "../../db/order-status";
+import { purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
+import { orderTopicStatements } from "./topics";
+import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
+import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "../../domain/order-rules";
+import { draftOrder, catalogueStatements, type Catalogue } from "./order-drafts";
+import { confirmationFor, whoMayOrder } from "./order-eligibility";
+import { placeOrders } from "./order-placement";
+import { soldUpdates, stockEventIds } from "./stock.service";
+import type { EventRow, OrderRow } from "../../db/rows";
+
+/** The event named in an order body: unknown is a 400 (an id inside a body), outside the user's events a 403. */
+/** The order's event and its catalogue, in one round trip (the dashboard path is measured by the benchmark). */
+async function eventForOrder(deps: Deps, user: AuthUser, eventId: number): Promise<{ event: EventRow; catalogue: Catalogue }> {
+  const { db } = deps;
+  const [eventRows, types, fields] = await db.batch([db.select().from(events).where(eq(events.id, eventId)), ...catalogueStatements(deps, eventId)]);
+  const event = eventRows[0];
+  if (!event) throw orderError("order_event_not_found", "Event does not exist");
+  assertEventAccess(user, [eventId]);
+  return { event, catalogue: { types, fields } };
+}
+
+export interface CreatedOrder {
+  order: OrderRow;
+  event: EventRow;
+}
+
+/**
+ * `POST /admin/orders` (decisions.md 5.2): every order rule but terms and captcha, in the decided sequence; then
+ * the order is placed as final (`dashboard`): stock held, order, tickets, `sold` and email written in one batch.
+ */
+export async function createDashboardOrder(deps: Deps, user: AuthUser, input: DashboardOrderInput, ipAddress: string): Promise<CreatedOrder> {
+  const { event, catalogue } = await eventForOrder(deps, user, input.event_id);
+  if (!event.addDashboardOrdersNeeded) {
+    throw orderError("order_dashboard_disabled", `Dashboard orders are not enabled for event ${event.id}`);
+  }
+  const { name, email } = checkOrderer(input.name, input.email);
+  checkSaleWindow(event, deps.now());
+  const draft = await draftOrder(deps, event, readTicketCounts(input.tickets), input.fields ?? new Map(), { final: true, chargedCents: input.amount, catalogue });
+  if (input.amount !== undefined && input.amount > draft.totals.listCents) {
+    throw invalidParams({ amount: `must not be above the list price (${centsToDecimal(draft.totals.listCents)})` });
+  }
+  const claims = new Map([[draft.uid, await whoMayOrder(deps, draft, { name, email })]]);
+  const [priced] = input.coupon ? await applyCoupon(deps, input.coupon, [draft], email, input.amount) : [draft];
+  const confirmation = confirmationFor(event, deps.now());
+  const [order] = await placeOrders(deps, [priced!], "dashboard", { name, email, ipAddress }, null, { claims, confirmation });
+  return { order: order!, event };
+}
+
+export async function listOrders(deps: Deps, user: AuthUser, q: ListOrdersQuery): Promise<{ rows: OrderRow[]; total: number }> {
+  assertEventAccess(user, q.event_id ?? []);
+  const conditions = [inScope(orders.eventId, eventScope(user))];
+  if (q.event_id) conditions.push(inIds(orders.eventId, q.event_id));
+  if (q.search) conditions.push(sql`instr(${orders.emailKey}, ${q.search.toLowerCase()}) > 0`);
+  if (q.include) conditions.push(inIds(orders.id, q.include));
+  if (q.exclude) conditions.push(sql`NOT ${inIds(orders.id, q.exclude)}`);
+  const where = and(...conditions.filter((c): c is SQL => c !== undefined));
+  const column = { id: orders.id, event_id: orders.eventId, email: orders.emailKey }[q.orderby];
+  const direction = q.order === "desc" ? desc : asc;
+  const { limit, offset } = pageWindow(q);
+  const [rows, totals] = await deps.db.batch([
+    deps.db.select().from(orders).where(where).orderBy(direction(column), direction(orders.id)).limit(limit).offset(offset),
+    deps.db.select({ n: countRows() }).from(orders).where(where),
+  ]);
+  return { rows, total: totals[0]?.n ?? 0 };
+}
+
+/** The order when the user may see it: 404 when it does not exist, 403 when its event is not the user's. */
+export async function getOrderFor({ db }: Deps, user: AuthUser, id: number): Promise<OrderRow> {
+  const order = await db.select().from(orders).where(eq(orders.id, id)).get();
+  if (!order) throw invalidId("order");
+  assertEventAccess(user, [order.eventId]);
+  return order;
+}
+
+/** The events of the orders, by id (an order shows its event's date and zone). */
+export async function eventsOf({ db }: Deps, rows: readonly { eventId: number }[]): Promise<Map<number, EventRow>> {
+  const ids = [...new Set(rows.map((r) => r.eventId))];
+  if (ids.length === 0) return new Map();
+  const found = await db.select().from(events).where(inIds(events.id, ids));
+  return new Map(found.map((e) => [e.id, e]));
+}
+
+export interface OrderContactChanges {
+  customStatus?: string;
+  name?: string;
+  email?: string;
+}
+
+/**
+ * Only `custom_status`, `name` and `email` change; the event objects' tickets learn the new name and email.
+ * `order.updated` carries the order as this change leaves it.
+ */
+export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderContactChanges): Promise<OrderRow> {
+  const email = changes.email ?? current.email;
+  const next: OrderRow = {
+    ...current,
+    customStatus: changes.customStatus ?? current.customStatus,
+    name: changes.name ?? current.name,
+    email,
+    emailKey: email.toLowerCase(),
+    modifiedAt: deps.now(),
+  };
+  const event = await deps.db.select().from(events).where(eq(events.id, current.eventId)).get();
+  const stillThere = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${current.id})`;
+  const topic = await orderTopicStatements(deps, "order.updated", next, event, stillThere);
+  // A new name or email must reach the door: recorded in the batch, taught after the answer (or by the reconciler).
+  const renamed = changes.name !== undefined || changes.email !== undefined;
+  const token = `update:${randomString(12)}`;
+  const eventIds = stockEventIds(current.deductions);
+  let results;
+  try {
+    // The order's who-may-order claims follow its email, in the same batch (a taken email refuses the change).
+    const { customStatus, name, emailKey, modifiedAt } = next;
+    results = await deps.db.batch([
+      deps.db.update(orders).set({ customStatus, name, email, emailKey, modifiedAt }).where(eq(orders.id, current.id)).returning(),
+      deps.db.update(orderClaims).set({ emailKey }).where(eq(orderClaims.orderUid, current.uid)),
+      ...topic,
+      ...(renamed ? syncIntents(deps, current.uid, eventIds, token, stillThere) : []),
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("Another live order of that email already holds this event (unique users).", "order_already_ordered");
+    throw err;
+  }
+  const updated = results[0][0];
+  if (!updated) throw invalidId("order");
+  deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
+  await purgeOrderPdfs(deps, [updated.uid]);
+  if (renamed) {
+    // Synced from D1, so an open order keeps its payment deadline in its objects.
+    deps.defer(async () => {
+      await syncOrderToObjects(deps, updated.uid, eventIds);
+      await Promise.all(eventIds.map((id) => clearIntent(deps, updated.uid, id, token)));
+    });
+  }
+  return updated;
+}
+
+/**
+ * Deletes the order and its tickets; a final order gives its `sold` back; the event objects release its units
+ * (and forget its tickets). Deleting a paid order is logged: no money was refunded.
+ */
+export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> {
+  const { db } = deps;
+  const final = isFinalOrder(current);
+  // Everything in the batch is conditional on the order still existing, and the delete comes last: of two deletes
+  // at once, the second finds nothing, changes nothing and answers 404.
+  const stillThere = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${current.id})`;
+  const unrefunded =
+    current.paymentStatus === "paid"
+      ? [
+          writeLogStatement(
+            deps,
+            {
+              eventId: current.eventId,
+              orderId: current.id,
+              logType: "REST API",
+              description: `Paid order ${current.id} was deleted; its payment of ${centsToDecimal(current.totalCents)} ${current.currency} was not refunded.`,
+            },
+            stillThere,
+          ),
+        ]
+      : [];
+  const results = await db.batch([
+    revokeTicketRows(deps, and(eq(tickets.orderId, current.id), stillThere)!),
+    db.delete(tickets).where(and(eq(tickets.orderId, current.id), stillThere)),
+    db.delete(orderClaims).where(and(eq(orderClaims.orderUid, current.uid), stillThere)),
+    ...unrefunded,
+    ...(final ? soldUpdates(deps, current.deductions, -1, stillThere) : []),
+    ...syncIntents(deps, current.uid, stockEventIds(current.deductions), RELEASE, stillThere),
+    ...(await orderTopicStatements(deps, "order.deleted", current, undefined, stillThere)),
+    db.delete(orders).where(eq(orders.id, current.id)).returning({ id: orders.id }),
+  ]);
+  const removed = results[results.length - 1] as { id: number }[];
+  if (removed.length === 0) throw invalidId("order");
+  deps.defer(() => enqueueDeliveries(deps, writtenDeliveries(results)));
+  await releaseOrder(deps, current.uid, stockEventIds(current.deductions));
+  await purgeOrderPdfs(deps, [current.uid]);
+}
+

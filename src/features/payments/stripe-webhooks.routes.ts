@@ -1,0 +1,49 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../../http/context";
+import { depsOf } from "../../http/deps";
+import { ApiError } from "../../domain/errors";
+import { log } from "../../lib/log";
+import { completePayment, type PaymentOutcome } from "./payments.service";
+import { verifyStripeWebhook, type StripeEvent } from "./stripe";
+
+/** What a Stripe Checkout event means for the payment group it names, or null when it means nothing to us. */
+function outcomeOf(event: StripeEvent): { group: string; outcome: PaymentOutcome } | null {
+  const session = event.data.object;
+  const group = typeof session.client_reference_id === "string" ? session.client_reference_id : null;
+  if (!group) return null;
+  const paymentId = typeof session.payment_intent === "string" ? session.payment_intent : String(session.id ?? "");
+  switch (event.type) {
+    case "checkout.session.completed":
+      return session.payment_status === "paid" ? { group, outcome: { status: "paid", paymentId } } : null;
+    case "checkout.session.async_payment_succeeded":
+      return { group, outcome: { status: "paid", paymentId } };
+    case "checkout.session.async_payment_failed":
+      return { group, outcome: { status: "failed", message: "Stripe reports the payment failed" } };
+    case "checkout.session.expired":
+      return { group, outcome: { status: "canceled" } };
+    default:
+      return null;
+  }
+}
+
+/**
+ * `POST /payments/stripe/webhook`: Stripe's completion notices. No API key (Stripe cannot send one); the
+ * `Stripe-Signature` over the exact body is the authentication, and a forged or stale one is a 400.
+ */
+export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", async (c) => {
+  const deps = depsOf(c);
+  const raw = await c.req.text();
+  const event = await verifyStripeWebhook(deps, c.req.header("Stripe-Signature"), raw);
+  if (!event) throw new ApiError(400, "payment_signature_invalid", "The Stripe-Signature header does not verify this body.");
+  const meant = outcomeOf(event);
+  if (meant) {
+    try {
+      await completePayment(deps, meant.group, meant.outcome);
+    } catch (err) {
+      // An unknown payment group will never become known: acknowledge, so Stripe stops resending it.
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      log("warn", "stripe event for an unknown payment group", { event_id: event.id, type: event.type });
+    }
+  }
+  return c.json({ received: true }, 200);
+});

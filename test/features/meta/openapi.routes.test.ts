@@ -1,0 +1,92 @@
+import { validate } from "@hyperjump/json-schema/openapi-3-1";
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../../src/app";
+import { answeringRoutes, openApiPath } from "../../../src/http/openapi";
+import { NOTED_RESPONSES } from "../../../src/http/openapi-responses";
+import { call, expectJson } from "../../helpers/api";
+
+/**
+ * `GET /openapi.json` and `GET /docs` (issue 12; decisions.md 12: public): the OpenAPI 3.1 document generated from
+ * the routes and the schemas the validation wrapper records, so it lists every route there is.
+ */
+
+type Json = Record<string, any>;
+const pub = { key: null, auth: null } as const;
+
+async function documentOf(): Promise<Json> {
+  return expectJson(call("GET", "/openapi.json", pub), 200);
+}
+
+describe("GET /openapi.json", () => {
+  it("is an OpenAPI 3.1 document that validates against the 3.1 schema, without a key", async () => {
+    const doc = await documentOf();
+    expect(doc.openapi).toBe("3.1.0");
+    const output = await validate("https://spec.openapis.org/oas/3.1/schema-base", doc, "BASIC");
+    expect(output.valid, JSON.stringify(output).slice(0, 2000)).toBe(true);
+    // The validator is no rubber stamp: a document with a broken operation fails it.
+    const broken = { ...doc, paths: { "/x": { get: { responses: { "2XX": { content: "none" } } } } } };
+    expect((await validate("https://spec.openapis.org/oas/3.1/schema-base", broken)).valid).toBe(false);
+  });
+
+  it("lists every route the app answers, with its method", async () => {
+    const doc = await documentOf();
+    const routes = answeringRoutes(buildApp());
+    expect(routes.length).toBeGreaterThan(80);
+    const missing = routes.filter((r) => !doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()]);
+    expect(missing).toEqual([]);
+    // And nothing that is not a route.
+    const listed = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(listed.sort()).toEqual(routes.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
+  });
+
+  it("carries the recorded schemas: path parameters, query parameters and bodies", async () => {
+    const doc = await documentOf();
+    const create = doc.paths["/ticketing/v1/admin/coupons"].post;
+    expect(create.requestBody.content["application/json"].schema.properties).toHaveProperty("code");
+    expect(create.security).toEqual([{ apiKey: [], basic: [] }]);
+    const list = doc.paths["/ticketing/v1/admin/orders"].get;
+    expect(list.parameters.map((p: Json) => p.name)).toEqual(expect.arrayContaining(["per_page", "page", "search", "orderby"]));
+    expect(list.parameters.every((p: Json) => p.in === "query")).toBe(true);
+    const one = doc.paths["/ticketing/v1/admin/events/{id}"].get;
+    expect(one.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    const upload = doc.paths["/ticketing/v1/admin/pdf-templates"].post;
+    expect(Object.keys(upload.requestBody.content)).toContain("multipart/form-data");
+    expect(doc.paths["/ticketing/v1/scans"].post.security).toEqual([{ scanKey: [] }]);
+    expect(doc.paths["/ticketing/v1/tickets/{uid}"].get.security).toEqual([]);
+    // Every operation answers errors in the envelope.
+    for (const ops of Object.values(doc.paths as Record<string, Json>)) {
+      for (const op of Object.values(ops)) expect(op.responses.default.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+    }
+    expect(doc.components.schemas.Error.required).toEqual(["code", "message", "data"]);
+  });
+
+  it("names the answers the trust rules add (403, 404, 429, 503), each on a route that exists", async () => {
+    const doc = await documentOf();
+    for (const [key, noted] of Object.entries(NOTED_RESPONSES)) {
+      const [method, path] = key.split(" ") as [string, string];
+      const responses = doc.paths[path]?.[method]?.responses;
+      expect(responses, key).toBeDefined();
+      for (const [status, description] of Object.entries(noted)) expect(responses[status]?.description, `${key} ${status}`).toBe(description);
+    }
+    expect(doc.paths["/ticketing/v1/health"].get.responses["503"].description).toContain("misconfigured");
+    expect(doc.paths["/ticketing/v1/events/{id}/orders"].post.responses["503"].description).toContain("rest_payment_unavailable");
+  });
+
+  it("operation ids are unique", async () => {
+    const doc = await documentOf();
+    const ids = Object.values(doc.paths as Record<string, Json>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("GET /docs", () => {
+  it("renders the document as a page, without a key", async () => {
+    const res = await call("GET", "/docs", pub);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toContain("POST /ticketing/v1/admin/coupons");
+    expect(html).toContain("/ticketing/v1/openapi.json");
+    expect(html).not.toContain("<script");
+  });
+});
