@@ -1,32 +1,8 @@
 import { API_BASE } from "../../config";
 import { ApiError } from "../../domain/errors";
 import type { Deps } from "../../platform/deps";
+import type { PaymentProvider } from "./payment-provider";
 import { stripeProvider } from "./stripe";
-
-/**
- * How customers pay (decisions.md 5.3). A provider starts a checkout for the orders paid together, can expire it,
- * and refunds. Whatever the provider, completion arrives through `completePayment` (payments.service.ts), the
- * same path a real provider's webhook takes.
- */
-export interface CheckoutGroup {
-  /** The payment group's uid (the first order's uid). */
-  uid: string;
-  /** The first order's id, for the status address a customer returns to. */
-  orderId: number;
-  totalCents: number;
-  currency: string;
-  /** Our payment deadline, epoch seconds. */
-  expiresAt: number;
-  description: string;
-}
-
-export interface PaymentProvider {
-  readonly name: string;
-  startCheckout(deps: Deps, group: CheckoutGroup): Promise<{ checkoutUrl: string; paymentId: string }>;
-  expireCheckout(deps: Deps, paymentId: string): Promise<void>;
-  /** `idempotencyKey`: the same refund asked twice moves the money once (the provider remembers the key). */
-  refund(deps: Deps, paymentId: string, amountCents: number, idempotencyKey?: string): Promise<{ ok: true } | { ok: false; message: string }>;
-}
 
 /**
  * The built-in test provider: its checkout is this service's own page `/pay/test/<uid>` with Pay and Cancel

@@ -2,7 +2,7 @@ import { API_BASE } from "../../config";
 import { hmacSha256, secretsEqual, toHex } from "../../lib/crypto";
 import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
-import type { PaymentProvider } from "./payment-providers";
+import type { PaymentProvider } from "./payment-provider";
 
 /**
  * Stripe Checkout (issue 8): a session per payment group, expired at our deadline where Stripe allows it,
