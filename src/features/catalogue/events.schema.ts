@@ -11,7 +11,7 @@ import {
   timeZoneName,
   webUrlOrEmpty,
   wireDateTimeOrEmpty,
-} from "../../schemas/common";
+} from "../../http/field-types";
 import type { EventRow } from "../../db/rows";
 
 export const EVENT_FLAGS = [

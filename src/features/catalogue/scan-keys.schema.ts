@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SCAN_LEVELS } from "../../db/schema";
 import { selfAndCollection, type LinkBase } from "../../http/links";
 import { formatNameList } from "../../domain/catalogue-names";
-import { phpDateFormat } from "../../schemas/common";
+import { phpDateFormat } from "../../http/field-types";
 import type { ScanKeyRow } from "../../db/rows";
 
 export const SCAN_KEY_PATTERN = /^[A-Za-z0-9]{16}$/;

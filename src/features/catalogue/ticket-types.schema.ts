@@ -3,7 +3,7 @@ import { VOLUME_PRICE_MIN_COUNT, type VolumePrice } from "../../db/schema";
 import { selfAndCollection, type LinkBase } from "../../http/links";
 import { centsToAmount, parseCents } from "../../lib/money";
 import { formatNameList } from "../../domain/catalogue-names";
-import { count, money } from "../../schemas/common";
+import { count, money } from "../../http/field-types";
 import type { TicketTypeRow } from "../../db/rows";
 
 /** `[{"5": 9.5}, {"10": 9}]`: ticket count (2 or more, each once) to unit price; read sorted by count. */

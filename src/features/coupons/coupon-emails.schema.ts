@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isWireDateTime } from "../../lib/time";
-import { emailAddress, eventIdCsv, money } from "../../schemas/common";
+import { emailAddress, eventIdCsv, money } from "../../http/field-types";
 
 /**
  * Bulk coupon emails (spec "Bulk coupon emails", decisions.md 12): the list call takes every parameter, used or

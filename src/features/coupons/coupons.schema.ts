@@ -5,7 +5,7 @@ import { orderbyParam, pagingQueryShape } from "../../http/paging";
 import { centsToAmount } from "../../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import { formatNameList } from "../../domain/catalogue-names";
-import { count, emailOrEmpty, eventIdCsv, money, wireDateTimeOrEmpty } from "../../schemas/common";
+import { count, emailOrEmpty, eventIdCsv, money, wireDateTimeOrEmpty } from "../../http/field-types";
 import type { CouponRow } from "../../db/rows";
 
 export const COUPON_TYPES = ["percent", "fixed"] as const satisfies readonly CouponType[];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { count, eventIdCsv, money } from "../../schemas/common";
+import { count, eventIdCsv, money } from "../../http/field-types";
 import { isWireDateTime } from "../../lib/time";
 
 /** Bulk actions (spec "Bulk refunds", "Bulk order emails"; decisions.md 10): criteria, all mandatory. */

@@ -4,7 +4,7 @@ import { selfAndCollection, type LinkBase } from "../../http/links";
 import { hasControlCharacter, INVALID_NAME } from "../../lib/control-characters";
 import { formatDateTime } from "../../lib/time";
 import type { NewUser, UserChanges } from "./users.service";
-import { emailAddress, eventIdList } from "../../schemas/common";
+import { emailAddress, eventIdList } from "../../http/field-types";
 import type { ApplicationPasswordRow, UserRow } from "../../db/rows";
 
 const username = z
