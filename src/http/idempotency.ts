@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { toHex } from "../lib/crypto";
+import { sha256Hex } from "../lib/crypto";
 import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../platform/idempotency-store";
 import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
@@ -17,7 +17,7 @@ async function bodyHash(raw: string): Promise<string> {
   } catch {
     // not JSON: the bytes themselves are compared
   }
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical))));
+  return sha256Hex(canonical);
 }
 
 /**
@@ -87,8 +87,4 @@ async function storedAnswer(res: Response): Promise<StoredAnswer> {
     if (value !== null) headers[name] = value;
   }
   return { status: res.status, headers, body: await res.clone().text() };
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
 }

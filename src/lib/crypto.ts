@@ -30,6 +30,11 @@ async function sha256(value: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
 }
 
+/** SHA-256 of a text, in hex: a stable name for it that gives the text away to no one. */
+export async function sha256Hex(value: string): Promise<string> {
+  return toHex(await sha256(value));
+}
+
 /**
  * Constant-time equality of two secrets. Both sides are hashed first so that neither the content nor the length
  * of the expected secret leaks through timing.
