@@ -1,7 +1,7 @@
 import { buildApp } from "./app";
 import type { Env } from "./env";
 import { handleQueue } from "./queues";
-import { sweep } from "./scheduled/sweep";
+import { sweep } from "./cron";
 import { depsFromEnv } from "./platform/deps";
 
 export { EventObject } from "./event-object/event.do";

@@ -7,7 +7,7 @@ import { openDb } from "../src/db/client";
 import { eventObject } from "../src/platform/event-object.client";
 import type { EventObject } from "../src/event-object/event.do";
 import worker from "../src/index";
-import { consumeJobs, retryDelaySeconds } from "../src/queues/jobs.consumer";
+import { consumeJobs, retryDelaySeconds } from "../src/queue";
 import { DEAD_LETTER_QUEUE } from "../src/queues";
 
 const db = openDb(env.DB);

@@ -1,11 +1,11 @@
 import type { Env } from "../env";
-import { consumeDeadLetters, consumeJobs, type JobHandler } from "./jobs.consumer";
-import { sendEmail } from "./emails.consumer";
-import { expireOpenOrder } from "./orders.consumer";
-import { announceTicketsDownloaded, purgePdfs } from "./pdfs.consumer";
-import { recordObjectScans } from "./scans.consumer";
-import { refundPaidOrder } from "./refunds.consumer";
-import { deliverWebhook } from "./webhooks.consumer";
+import { consumeDeadLetters, consumeJobs, type JobHandler } from "../queue";
+import { sendEmail } from "../features/messaging/emails.jobs";
+import { expireOpenOrder } from "../features/payments/order-expiry.jobs";
+import { announceTicketsDownloaded, purgePdfs } from "../features/tickets/ticket-pdfs.jobs";
+import { recordObjectScans } from "../features/scanning/scans.jobs";
+import { refundPaidOrder } from "../features/payments/refunds.jobs";
+import { deliverWebhook } from "../features/messaging/webhooks.jobs";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
 export const DEAD_LETTER_QUEUE = "ticketing-jobs-dlq";

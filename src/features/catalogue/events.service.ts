@@ -29,7 +29,7 @@ import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
 import { isTemplateUsableBy } from "../files/pdf-templates.service";
 import { purgeEventPdfs, purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
-import { eventTopic } from "../ordering/topics";
+import { eventTopic } from "../ordering/order-topics";
 import type { EventRow } from "../../db/rows";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";

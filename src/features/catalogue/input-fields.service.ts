@@ -6,7 +6,7 @@ import type { InputFieldInput } from "./input-fields.schema";
 import type { Deps } from "../../platform/deps";
 import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
 import { inputFieldProblems, type InputFieldSpec } from "../../domain/input-field-rules";
-import { insertWithFreshId } from "../ordering/fresh-ids";
+import { insertWithFreshId } from "../../db/fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";
 import type { InputFieldRow } from "../../db/rows";
 

@@ -5,7 +5,7 @@ import { conflict, invalidId, invalidParams } from "../../domain/errors";
 import { randomString } from "../../lib/random";
 import type { ScanKeyCreateInput, ScanKeyUpdateInput } from "./scan-keys.schema";
 import { parseNameList, ticketTypeListProblem } from "../../domain/catalogue-names";
-import { insertWithFreshId } from "../ordering/fresh-ids";
+import { insertWithFreshId } from "../../db/fresh-ids";
 import type { Deps } from "../../platform/deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig } from "./event-config.service";
 import type { ScanKeyRow } from "../../db/rows";

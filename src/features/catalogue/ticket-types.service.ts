@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../../db/client";
-import { insertWithFreshId } from "../ordering/fresh-ids";
+import { insertWithFreshId } from "../../db/fresh-ids";
 import { coupons, inputFields, scanKeys, tickets, ticketTypes } from "../../db/schema";
 import { conflict, invalidId, invalidParams } from "../../domain/errors";
 import { randomHex } from "../../lib/random";

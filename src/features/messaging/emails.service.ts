@@ -7,7 +7,7 @@ import type { EmailJob } from "../../platform/messages";
 import type { Deps } from "../../platform/deps";
 import { emailProvider } from "./email-providers";
 import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "./email-templates";
-import { writeLogStatement } from "../reports/logs.service";
+import { writeLogStatement } from "../logs/logs.service";
 import { orderKeywords } from "../ordering/order-keywords";
 import type { EmailRow, EventRow, OrderRow } from "../../db/rows";
 

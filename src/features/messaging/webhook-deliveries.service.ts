@@ -7,7 +7,7 @@ import { randomHex } from "../../lib/random";
 import { LOST_MESSAGE_S } from "../../platform/job-queue";
 import type { WebhookDeliveryJob } from "../../platform/messages";
 import type { Deps } from "../../platform/deps";
-import { writeLogStatement } from "../reports/logs.service";
+import { writeLogStatement } from "../logs/logs.service";
 import { sendWebhook } from "./webhook-sender";
 
 /** The topics of decisions.md section 8; any other is a 400. */

@@ -4,7 +4,7 @@ import { invalidId, invalidParams } from "../../domain/errors";
 import { outboundUrlProblem } from "../../lib/outbound-url";
 import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type WebhookInput } from "./webhooks.schema";
 import type { Deps } from "../../platform/deps";
-import { writeLogStatement } from "../reports/logs.service";
+import { writeLogStatement } from "../logs/logs.service";
 import { forgetListenedTopics, newDeliveryId } from "./webhook-deliveries.service";
 import { sendWebhook } from "./webhook-sender";
 import type { RecordedExchange } from "../../db/schema";

@@ -3,7 +3,7 @@ import { emailListEntries, orderClaims } from "../../db/schema";
 import { centsToDecimal } from "../../lib/money";
 import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
-import { writeLog } from "../reports/logs.service";
+import { writeLog } from "../logs/logs.service";
 import type { OrderDraft } from "./order-drafts";
 import { orderError } from "../../domain/order-rules";
 import type { ClaimRow, EventRow } from "../../db/rows";

@@ -11,7 +11,7 @@ import { insertTicketRows } from "../tickets/ticket-rows";
 import { seatText, type Seat } from "../../domain/seat-plan";
 import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
 import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds, type TicketSeed } from "./stock.service";
-import { orderTopicStatements } from "./topics";
+import { orderTopicStatements } from "./order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import type { ClaimRow, EventRow, OrderRow } from "../../db/rows";
 

@@ -8,14 +8,14 @@ import { centsToDecimal } from "../../lib/money";
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "../ordering/object-sync.service";
-import { writeLog, writeLogStatement } from "../reports/logs.service";
+import { writeLog, writeLogStatement } from "../logs/logs.service";
 import { seedsForOrder } from "../ordering/order-drafts";
 import { uniqueScope } from "../ordering/order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "../ordering/order-placement";
 import { providerOfPayment } from "./payment-providers";
 import { seatText, type Seat } from "../../domain/seat-plan";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "../ordering/stock.service";
-import { orderTopicStatements } from "../ordering/topics";
+import { orderTopicStatements } from "../ordering/order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../../db/rows";
 

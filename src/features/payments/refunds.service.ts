@@ -8,13 +8,13 @@ import { canAccessEvent, type AuthUser } from "../../domain/authority";
 import type { BulkError } from "../ordering/bulk-orders.service";
 import type { Deps } from "../../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "../ordering/object-sync.service";
-import { writeLog, writeLogStatement } from "../reports/logs.service";
+import { writeLog, writeLogStatement } from "../logs/logs.service";
 import { orderError } from "../../domain/order-rules";
 import { providerOfPayment } from "./payment-providers";
 import { soldUpdates, stockEventIds } from "../ordering/stock.service";
 import { purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
 import { revokeTicketRows } from "../tickets/ticket-rows";
-import { orderTopicStatements } from "../ordering/topics";
+import { orderTopicStatements } from "../ordering/order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import type { OrderRow } from "../../db/rows";
 

@@ -4,7 +4,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { logs, webhookDeliveries, webhooks } from "../../../src/db/schema";
 import { jobHandlers } from "../../../src/queues/index";
-import { consumeJobs, type JobHandler } from "../../../src/queues/jobs.consumer";
+import { consumeJobs, type JobHandler } from "../../../src/queue";
 import type { JobMessage, WebhookDeliveryJob } from "../../../src/platform/messages";
 import { depsFromEnv, type Deps } from "../../../src/platform/deps";
 import {

@@ -7,10 +7,10 @@ import type { Deps } from "../../platform/deps";
 import { log } from "../../lib/log";
 import { isFinalOrder } from "../../db/order-status";
 import { orderError, type TicketLine } from "../../domain/order-rules";
-import { ticketSeeds } from "../ordering/order-drafts";
-import { purgeOrderPdfs } from "./ticket-pdfs.service";
-import { insertTicketRows, revokeTicketRows } from "./ticket-rows";
-import { objectTicket, passePartoutChildren, stockEventIds } from "../ordering/stock.service";
+import { ticketSeeds } from "./order-drafts";
+import { purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
+import { insertTicketRows, revokeTicketRows } from "../tickets/ticket-rows";
+import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
 import type { ObjectTicket } from "../../event-object/stock-ledger";
 import type { EventRow, OrderRow, TicketRow } from "../../db/rows";
 

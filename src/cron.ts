@@ -1,11 +1,11 @@
-import { log } from "../lib/log";
-import type { Deps } from "../platform/deps";
-import { repairEventConfigs } from "../features/catalogue/event-config.service";
-import { purgeIdempotencyKeys } from "../platform/idempotency-store";
-import { resendStalledEmails } from "../features/messaging/emails.service";
-import { purgeExpiredLogs } from "../features/reports/logs.service";
-import { reconcileObjects } from "../features/ordering/object-sync.service";
-import { pruneDeliveryLog, resendStalledDeliveries } from "../features/messaging/webhook-deliveries.service";
+import { log } from "./lib/log";
+import type { Deps } from "./platform/deps";
+import { repairEventConfigs } from "./features/catalogue/event-config.service";
+import { purgeIdempotencyKeys } from "./platform/idempotency-store";
+import { resendStalledEmails } from "./features/messaging/emails.service";
+import { purgeExpiredLogs } from "./features/logs/logs.service";
+import { reconcileObjects } from "./features/ordering/object-sync.service";
+import { pruneDeliveryLog, resendStalledDeliveries } from "./features/messaging/webhook-deliveries.service";
 
 /** Retention needs no hurry: it runs on every tenth minute's sweep only. */
 const RETENTION_EVERY_MINUTES = 10;

@@ -1,4 +1,4 @@
-import { isUniqueViolation } from "../../db/client";
+import { isUniqueViolation } from "./client";
 
 /**
  * Inserts under a new random id, drawing again when the id is taken. A unique violation that `explain` attributes

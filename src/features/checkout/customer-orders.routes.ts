@@ -8,7 +8,7 @@ import { requireOrderingKey } from "../../http/ordering-key";
 import { created, ok } from "../../http/respond";
 import { createBody } from "../../http/validate";
 import { createCustomerOrderBody } from "./customer-orders.schema";
-import { presentOrder } from "./orders.schema";
+import { presentOrder } from "../ordering/orders.schema";
 import { committedCustomerOrder, createCustomerOrder, shopEvent, type CustomerOrderResult } from "./customer-orders.service";
 import { orderForm } from "./order-form.service";
 import type { EventRow } from "../../db/rows";

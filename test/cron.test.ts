@@ -2,24 +2,24 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { emails, logs, orders, webhookDeliveries, webhooks } from "../../src/db/schema";
-import worker from "../../src/index";
-import { jobQueueFrom, type JobQueue } from "../../src/platform/job-queue";
-import type { JobMessage, WebhookDeliveryJob } from "../../src/platform/messages";
-import { sweep } from "../../src/scheduled/sweep";
-import { createDashboardOrderBody } from "../../src/features/ordering/orders.schema";
-import type { AuthUser } from "../../src/domain/authority";
-import { depsFromEnv, type Deps } from "../../src/platform/deps";
-import { confirmOrder } from "../../src/features/ordering/confirmations.service";
-import { sendQueuedEmail } from "../../src/features/messaging/emails.service";
-import { createDashboardOrder, deleteOrder, updateOrder } from "../../src/features/ordering/orders.service";
-import { completePayment } from "../../src/features/payments/payments.service";
-import { refundOrder } from "../../src/features/payments/refunds.service";
-import { attemptDelivery, type WebhookTopic } from "../../src/features/messaging/webhook-deliveries.service";
-import { call, expectJson, ORIGIN, unique } from "../helpers/api";
-import { createEvent, createTicketType, db } from "../helpers/catalogue";
-import { createOrderEvent, createOrderType, orderBody } from "../helpers/orders";
-import { programStub, receivedBy, stubUrl, waitForRequests } from "../helpers/stubs";
+import { emails, logs, orders, webhookDeliveries, webhooks } from "../src/db/schema";
+import worker from "../src/index";
+import { jobQueueFrom, type JobQueue } from "../src/platform/job-queue";
+import type { JobMessage, WebhookDeliveryJob } from "../src/platform/messages";
+import { sweep } from "../src/cron";
+import { createDashboardOrderBody } from "../src/features/ordering/orders.schema";
+import type { AuthUser } from "../src/domain/authority";
+import { depsFromEnv, type Deps } from "../src/platform/deps";
+import { confirmOrder } from "../src/features/checkout/confirmations.service";
+import { sendQueuedEmail } from "../src/features/messaging/emails.service";
+import { createDashboardOrder, deleteOrder, updateOrder } from "../src/features/ordering/orders.service";
+import { completePayment } from "../src/features/payments/payments.service";
+import { refundOrder } from "../src/features/payments/refunds.service";
+import { attemptDelivery, type WebhookTopic } from "../src/features/messaging/webhook-deliveries.service";
+import { call, expectJson, ORIGIN, unique } from "./helpers/api";
+import { createEvent, createTicketType, db } from "./helpers/catalogue";
+import { createOrderEvent, createOrderType, orderBody } from "./helpers/orders";
+import { programStub, receivedBy, stubUrl, waitForRequests } from "./helpers/stubs";
 
 /**
  * Issue 18: whatever must follow a committed change is recorded in the change's own D1 batch, and the cron sweep

@@ -1,10 +1,10 @@
-import type { Env } from "../env";
-import { log } from "../lib/log";
-import type { Deps } from "../platform/deps";
-import { depsFromEnv } from "../platform/deps";
-import { writeLog } from "../features/reports/logs.service";
-import { jobEnvelope, type JobMessage } from "../platform/messages";
-import { MalformedJob } from "./parse-job";
+import type { Env } from "./env";
+import { log } from "./lib/log";
+import type { Deps } from "./platform/deps";
+import { depsFromEnv } from "./platform/deps";
+import { writeLog } from "./features/logs/logs.service";
+import { jobEnvelope, type JobMessage } from "./platform/messages";
+import { MalformedJob } from "./platform/parse-job";
 
 export type JobHandler = (deps: Deps, env: Env, job: JobMessage) => Promise<void>;
 

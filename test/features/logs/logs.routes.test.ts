@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { logs } from "../../../src/db/schema";
 import worker from "../../../src/index";
 import { depsFromEnv } from "../../../src/platform/deps";
-import { writeLog } from "../../../src/features/reports/logs.service";
+import { writeLog } from "../../../src/features/logs/logs.service";
 import { BASE, call, createUser, expectError, expectJson, unique } from "../../helpers/api";
 import { createEvent, db, insertOrder } from "../../helpers/catalogue";
 import { wallClockAt } from "../../helpers/wall-clock";

@@ -5,13 +5,13 @@ import { ApiError, invalidId } from "../../domain/errors";
 import type { CustomerOrderInput } from "./customer-orders.schema";
 import type { Deps } from "../../platform/deps";
 import { applyCoupon } from "../coupons/coupon-checkout";
-import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "./order-drafts";
-import { placeOrders } from "./order-placement";
+import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "../ordering/order-drafts";
+import { placeOrders } from "../ordering/order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
 import { completePayment } from "../payments/payments.service";
 import { verifyCaptcha } from "./captcha";
-import { confirmationFor, whoMayOrder } from "./order-eligibility";
+import { confirmationFor, whoMayOrder } from "../ordering/order-eligibility";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import type { ClaimRow, EventRow, OrderRow } from "../../db/rows";
 

@@ -1,6 +1,6 @@
 import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
-import { writeLog } from "../reports/logs.service";
+import { writeLog } from "../logs/logs.service";
 import { orderError } from "../../domain/order-rules";
 
 /**

@@ -1,7 +1,7 @@
-import { expireOrder } from "../features/payments/payments.service";
-import type { JobHandler } from "./jobs.consumer";
-import { parseJob } from "./parse-job";
-import { orderExpireJob } from "../platform/messages";
+import { expireOrder } from "./payments.service";
+import type { JobHandler } from "../../queue";
+import { parseJob } from "../../platform/parse-job";
+import { orderExpireJob } from "../../platform/messages";
 
 /** `order.expire`: an open order's payment time is up (sent by the event object's alarm). */
 export const expireOpenOrder: JobHandler = async (deps, _env, job) => {

@@ -4,7 +4,7 @@ import { centsToAmount } from "../../lib/money";
 import { formatOptionalDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
 import { pushEventConfig } from "../catalogue/event-config.service";
-import { catalogueOf } from "./order-drafts";
+import { catalogueOf } from "../ordering/order-drafts";
 import { isOnSale } from "../../domain/order-rules";
 import type { EventRow } from "../../db/rows";
 

@@ -4,9 +4,9 @@ import { invalidId } from "../../domain/errors";
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { orderEmail, outboxStatement } from "../messaging/emails.service";
-import { seedsForOrder } from "./order-drafts";
-import { announceFinal, finalStatements } from "./order-placement";
-import { orderTopicStatements } from "./topics";
+import { seedsForOrder } from "../ordering/order-drafts";
+import { announceFinal, finalStatements } from "../ordering/order-placement";
+import { orderTopicStatements } from "../ordering/order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../../db/rows";
 

@@ -1,7 +1,7 @@
-import { announceDownload, purgeTicketPdfs } from "../features/tickets/ticket-pdfs.service";
-import type { JobHandler } from "./jobs.consumer";
-import { pdfPurgeJob, ticketsDownloadedJob } from "../platform/messages";
-import { parseJob } from "./parse-job";
+import { announceDownload, purgeTicketPdfs } from "./ticket-pdfs.service";
+import type { JobHandler } from "../../queue";
+import { pdfPurgeJob, ticketsDownloadedJob } from "../../platform/messages";
+import { parseJob } from "../../platform/parse-job";
 
 /** `pdf.purge`: something a cached ticket PDF shows changed. */
 export const purgePdfs: JobHandler = async (deps, _env, job) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { orderFieldsInput, orderTicketsInput } from "./orders.schema";
+import { orderFieldsInput, orderTicketsInput } from "../ordering/orders.schema";
 
 /** `POST /events/<event_id>/orders` (decisions.md 5.1). */
 export const createCustomerOrderBody = z.strictObject({

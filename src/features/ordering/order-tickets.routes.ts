@@ -6,7 +6,7 @@ import { deleted, ok } from "../../http/respond";
 import { pathId } from "../../http/validate";
 import { presentOrderTickets } from "./order-tickets.schema";
 import { deleteTickets, issueTickets, ticketsOfOrders } from "./order-tickets.service";
-import { getOrderFor } from "../ordering/orders.service";
+import { getOrderFor } from "./orders.service";
 import type { OrderRow } from "../../db/rows";
 
 async function present(c: AppContext, order: OrderRow) {

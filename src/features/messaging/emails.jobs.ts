@@ -1,0 +1,9 @@
+import { sendQueuedEmail } from "./emails.service";
+import type { JobHandler } from "../../queue";
+import { parseJob } from "../../platform/parse-job";
+import { emailJob } from "../../platform/messages";
+
+/** `email.send`: one attempt to send one outbox row. */
+export const sendEmail: JobHandler = async (deps, _env, job) => {
+  await sendQueuedEmail(deps, parseJob(emailJob, job));
+};
