@@ -1,26 +1,78 @@
 /**
- * The import rules of the layout (ENGINEERING.md, issue 19): a domain at the bottom, the platform and the wire above
- * it, the event object on the domain alone. `npm test` runs them (`npm run lint:deps`). Rules for features come
- * with the features folders.
+ * The import rules of the layout (README "Where things are", docs/architecture.md). `npm test` runs them
+ * (`npm run lint:deps`).
+ *
+ * From the bottom: lib/ (plain helpers), domain/ (pure rules), db/ (schema, rows, SQL helpers), config, platform/
+ * (the seams over D1, R2, Durable Objects and Queues), http/ (the wire), pdf/ (rendering); the event object
+ * decides from the domain alone. Features sit on all of that and import each other only downward in FEATURE_ORDER.
+ * The entry files (index.ts, app.ts, queue.ts, cron.ts) sit on top and mount the features.
  */
+
+/** Bottom first: a feature may import the features before it, never one after it. */
+const FEATURE_ORDER = [
+  "logs", // the service's log: written by everything below the features' routes
+  "messaging", // the email outbox and webhook deliveries every change reports through
+  "catalogue", // events, ticket types, input fields, scan keys, the event object's configuration
+  "files", // PDF templates and email lists
+  "coupons",
+  "tickets", // ticket rows, personalisation, PDFs and invoices
+  "ordering", // orders, stock and the event objects' view of them
+  "payments", // providers, payment completion, refunds
+  "checkout", // the customer's order, confirmation, order form and status
+  "scanning",
+  "reports",
+  "users", // users, application passwords, authentication
+  "meta", // health, OpenAPI document
+];
+
+const valueOnly = { dependencyTypesNot: ["type-only"] };
+const ENTRY = "^src/(index|app|queue|cron)\\.ts$";
+
+const featureOrder = FEATURE_ORDER.map((feature, i) => ({
+  name: `feature-order-${feature}`,
+  comment: `features/${feature} imports only the features before it: ${FEATURE_ORDER.slice(0, i).join(", ") || "none"}.`,
+  severity: "error",
+  from: { path: `^src/features/${feature}/` },
+  to: { path: `^src/features/(${FEATURE_ORDER.slice(i + 1).join("|") || "-"})/` },
+}));
+
 module.exports = {
   forbidden: [
+    {
+      name: "no-circular",
+      comment: "No module reaches itself again through value imports (type-only imports are erased at build).",
+      severity: "error",
+      from: {},
+      to: { circular: true, ...valueOnly, viaOnly: valueOnly },
+    },
+    {
+      name: "feature-in-order",
+      comment: "Every feature folder has its place in FEATURE_ORDER (.dependency-cruiser.cjs).",
+      severity: "error",
+      from: { path: "^src/features/", pathNot: `^src/features/(${FEATURE_ORDER.join("|")})/` },
+      to: {},
+    },
+    {
+      name: "feature-in-order-imported",
+      comment: "Every feature folder has its place in FEATURE_ORDER (.dependency-cruiser.cjs).",
+      severity: "error",
+      from: {},
+      to: { path: "^src/features/", pathNot: `^src/features/(${FEATURE_ORDER.join("|")})/` },
+    },
+    ...featureOrder,
     {
       name: "domain-is-pure",
       comment: "domain/ holds plain rules: it imports only lib/, db types, zod and itself (no Hono, no Drizzle, no Deps).",
       severity: "error",
       from: { path: "^src/domain/" },
-      to: {
-        pathNot: ["^src/domain/", "^src/lib/", "^src/db/(rows|schema)\\.ts$", "zod"],
-        dependencyTypesNot: ["type-only"],
-      },
+      to: { pathNot: ["^src/domain/", "^src/lib/", "^src/db/(rows|schema)\\.ts$", "zod"], ...valueOnly },
     },
     {
       name: "domain-types-only-from-db",
       comment: "domain/ may name db types, never use db at run time.",
       severity: "error",
       from: { path: "^src/domain/" },
-      to: { path: "^src/db/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^src/db/", ...valueOnly },
     },
     {
       name: "event-object-decides-alone",
@@ -29,15 +81,43 @@ module.exports = {
       from: { path: "^src/event-object/" },
       to: {
         pathNot: ["^src/event-object/", "^src/domain/", "^src/lib/", "^src/db/order-status\\.ts$", "^src/env\\.ts$", "^cloudflare:"],
-        dependencyTypesNot: ["type-only"],
+        ...valueOnly,
       },
     },
     {
-      name: "lower-layers-never-import-upward",
-      comment: "domain/, lib/, platform/ and http/ never import routes/, services/, schemas/, queues/ or features/.",
+      name: "lib-is-plain",
+      comment: "lib/ is plain helpers: it imports only itself (and types of db rows it formats).",
       severity: "error",
-      from: { path: "^src/(domain|lib|platform|http)/" },
-      to: { path: "^src/(routes|services|schemas|queues|scheduled|features)/", dependencyTypesNot: ["type-only"] },
+      from: { path: "^src/lib/" },
+      to: { path: "^src/", pathNot: "^src/lib/", ...valueOnly },
+    },
+    {
+      name: "lower-layers-never-import-upward",
+      comment: "lib/, domain/, db/, platform/, http/, pdf/ and event-object/ never import a feature or an entry file.",
+      severity: "error",
+      from: { path: "^src/(lib|domain|db|platform|http|pdf|event-object)/" },
+      to: { path: ["^src/features/", ENTRY] },
+    },
+    {
+      name: "db-below-platform",
+      comment: "db/ knows tables and SQL only: no platform, wire, rendering or event object.",
+      severity: "error",
+      from: { path: "^src/db/" },
+      to: { path: "^src/(platform|http|pdf|event-object)/", ...valueOnly },
+    },
+    {
+      name: "platform-below-http",
+      comment: "platform/ is the seams, not the wire: it never imports http/ or pdf/.",
+      severity: "error",
+      from: { path: "^src/platform/" },
+      to: { path: "^src/(http|pdf)/", ...valueOnly },
+    },
+    {
+      name: "features-never-import-entries",
+      comment: "Only the entry files mount features; a feature never imports them.",
+      severity: "error",
+      from: { path: "^src/features/" },
+      to: { path: ENTRY },
     },
   ],
   options: {

@@ -28,6 +28,7 @@ import { personalisationRoutes } from "./features/tickets/personalisation.routes
 import { reportsRoutes } from "./features/reports/reports.routes";
 import { scanKeyPublicKeysRoutes, scansRoutes } from "./features/scanning/scans.routes";
 import { scanKeysRoutes } from "./features/catalogue/scan-keys.routes";
+import { bulkRefundsRoutes, orderRefundRoutes } from "./features/payments/refunds.routes";
 import { stripeWebhooksRoutes } from "./features/payments/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./features/payments/test-payments.routes";
 import { ticketDownloadsRoutes } from "./features/tickets/ticket-downloads.routes";
@@ -77,9 +78,11 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/emaillists`, emailListsRoutes);
   app.route(`${API_BASE}/admin/logs`, logsRoutes);
   app.route(`${API_BASE}/admin/orders`, ordersRoutes);
+  app.route(`${API_BASE}/admin/orders`, orderRefundRoutes);
   app.route(`${API_BASE}/admin/tickets`, orderTicketsRoutes);
   app.route(`${API_BASE}/admin/coupons/bulk/emails`, couponEmailsRoutes);
   app.route(`${API_BASE}/admin/coupons`, couponsRoutes);
+  app.route(`${API_BASE}/admin/bulk`, bulkRefundsRoutes);
   app.route(`${API_BASE}/admin/bulk`, bulkRoutes);
   app.route(`${API_BASE}/admin/webhooks`, webhooksRoutes);
   app.route(`${API_BASE}/admin/emails`, emailsRoutes);

@@ -1,6 +1,6 @@
 import { buildApp } from "./app";
 import type { Env } from "./env";
-import { handleQueue } from "./queues";
+import { handleQueue } from "./queue";
 import { sweep } from "./cron";
 import { depsFromEnv } from "./platform/deps";
 

@@ -1,12 +1,34 @@
 import type { Env } from "./env";
 import { log } from "./lib/log";
-import type { Deps } from "./platform/deps";
 import { depsFromEnv } from "./platform/deps";
 import { writeLog } from "./features/logs/logs.service";
-import { jobEnvelope, type JobMessage } from "./platform/messages";
-import { MalformedJob } from "./platform/parse-job";
+import { jobEnvelope } from "./platform/messages";
+import { MalformedJob, type JobHandler } from "./platform/parse-job";
+import { sendEmail } from "./features/messaging/emails.jobs";
+import { deliverWebhook } from "./features/messaging/webhooks.jobs";
+import { announceTicketsDownloaded } from "./features/ordering/tickets-downloaded.jobs";
+import { expireOpenOrder } from "./features/payments/order-expiry.jobs";
+import { refundPaidOrder } from "./features/payments/refunds.jobs";
+import { recordObjectScans } from "./features/scanning/scans.jobs";
+import { purgePdfs } from "./features/tickets/ticket-pdfs.jobs";
 
-export type JobHandler = (deps: Deps, env: Env, job: JobMessage) => Promise<void>;
+/** Must match the dead-letter queue named in wrangler.toml. */
+export const DEAD_LETTER_QUEUE = "ticketing-jobs-dlq";
+
+/** One handler per message kind; each lives with the feature whose work it is. */
+export const jobHandlers: Readonly<Record<string, JobHandler>> = {
+  "webhook.deliver": deliverWebhook,
+  "email.send": sendEmail,
+  "order.expire": expireOpenOrder,
+  "pdf.purge": purgePdfs,
+  "tickets.downloaded": announceTicketsDownloaded,
+  "scans.record": recordObjectScans,
+  "order.refund": refundPaidOrder,
+};
+
+export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  return batch.queue === DEAD_LETTER_QUEUE ? consumeDeadLetters(batch, env) : consumeJobs(batch, env, jobHandlers);
+}
 
 /** Delay before retry n (1-based): 10 s, 20 s, 40 s ... capped at one hour. */
 export function retryDelaySeconds(attempts: number): number {

@@ -8,7 +8,7 @@ import { eventObject } from "../src/platform/event-object.client";
 import type { EventObject } from "../src/event-object/event.do";
 import worker from "../src/index";
 import { consumeJobs, retryDelaySeconds } from "../src/queue";
-import { DEAD_LETTER_QUEUE } from "../src/queues";
+import { DEAD_LETTER_QUEUE } from "../src/queue";
 
 const db = openDb(env.DB);
 

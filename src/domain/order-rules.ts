@@ -124,3 +124,15 @@ export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: Readon
   }
   return answers;
 }
+
+/** A ticket an order is about to issue: its id, event and type, as the order's batch writes it. */
+export interface TicketSeed {
+  id: string;
+  eventId: number;
+  typeId: string;
+  typeName: string;
+  /** The seat text, for tickets of seated events ("" otherwise). */
+  seat: string;
+  /** Its type asks for personalisation (passe-partout child tickets never need it: personalisation.service). */
+  personalise: boolean;
+}

@@ -11,7 +11,7 @@ import { presentScanKey } from "./scan-keys.schema";
 import { presentTicketType } from "./ticket-types.schema";
 import { createEvent, deleteEvent, getEventFor, listEvents, updateEvent } from "./events.service";
 import { listInputFields } from "./input-fields.service";
-import { salesTotals, scanTotals } from "../reports/reports.service";
+import { salesTotals, scanTotals } from "./event-totals";
 import { listScanKeys } from "./scan-keys.service";
 import { listTicketTypes } from "./ticket-types.service";
 import type { EventRow } from "../../db/rows";

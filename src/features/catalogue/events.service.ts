@@ -27,9 +27,9 @@ import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type Au
 import type { Deps } from "../../platform/deps";
 import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
-import { isTemplateUsableBy } from "../files/pdf-templates.service";
-import { purgeEventPdfs, purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
-import { eventTopic } from "../ordering/order-topics";
+import { isTemplateUsableBy } from "./template-references";
+import { purgeEventPdfs, purgeOrderPdfs } from "../../platform/pdf-cache";
+import { eventTopic } from "./event-topics";
 import type { EventRow } from "../../db/rows";
 
 export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";

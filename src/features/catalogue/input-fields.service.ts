@@ -4,7 +4,7 @@ import { inputFields, ticketTypes } from "../../db/schema";
 import { conflict, invalidId, invalidParams } from "../../domain/errors";
 import type { InputFieldInput } from "./input-fields.schema";
 import type { Deps } from "../../platform/deps";
-import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
+import { purgeEventPdfs } from "../../platform/pdf-cache";
 import { inputFieldProblems, type InputFieldSpec } from "../../domain/input-field-rules";
 import { insertWithFreshId } from "../../db/fresh-ids";
 import { newCatalogueId } from "./ticket-types.service";

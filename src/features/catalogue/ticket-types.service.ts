@@ -9,8 +9,8 @@ import type { AuthUser } from "../../domain/authority";
 import { layoutProblem, parseNameList, personaliseProblem } from "../../domain/catalogue-names";
 import type { Deps } from "../../platform/deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
-import { isTemplateUsableBy } from "../files/pdf-templates.service";
-import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
+import { isTemplateUsableBy } from "./template-references";
+import { purgeEventPdfs } from "../../platform/pdf-cache";
 import type { TicketTypeRow } from "../../db/rows";
 
 /** Catalogue ids: `v` and 5 lowercase hex, unique within the event. */

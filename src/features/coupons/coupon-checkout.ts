@@ -3,8 +3,16 @@ import { LIVE_STATUSES } from "../../db/order-status";
 import { coupons, orders } from "../../db/schema";
 import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "../../domain/coupon-rules";
 import type { Deps } from "../../platform/deps";
-import type { OrderDraft } from "../ordering/order-drafts";
-import { orderTotals, spreadDiscount } from "../../domain/pricing";
+import { orderTotals, spreadDiscount, type OrderTotals } from "../../domain/pricing";
+import type { OrderLine } from "../../db/schema";
+
+/** What a coupon reads of an order being drafted (ordering's OrderDraft), and the two fields it sets. */
+export interface CouponDraft {
+  event: { id: number; couponsNeeded: boolean };
+  priced: readonly OrderLine[];
+  totals: OrderTotals;
+  couponId?: number | null;
+}
 
 /**
  * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12): found by its code (any case) when
@@ -13,13 +21,13 @@ import { orderTotals, spreadDiscount } from "../../domain/pricing";
  * spread over the orders in proportion to their list totals. The first order (lowest event id) carries the use.
  * A dashboard `amount` decides the total by itself: the coupon is then checked and counted but discounts nothing.
  */
-export async function applyCoupon(
+export async function applyCoupon<D extends CouponDraft>(
   deps: Deps,
   code: string,
-  drafts: readonly OrderDraft[],
+  drafts: readonly D[],
   email: string,
   chargedCents?: number,
-): Promise<OrderDraft[]> {
+): Promise<D[]> {
   // The orders' own events decide (a group's chosen dates, not the path event that may get no order).
   if (!drafts.every((d) => d.event.couponsNeeded)) throw couponNotFound(code);
   const { db } = deps;

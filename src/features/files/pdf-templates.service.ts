@@ -7,18 +7,12 @@ import { exceedsUnpackedBudget } from "../../pdf/unpacked-budget";
 import type { PdfTemplateChanges } from "./pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "../../domain/authority";
 import type { Deps } from "../../platform/deps";
-import { purgeEventPdfs } from "../tickets/ticket-pdfs.service";
+import { purgeEventPdfs } from "../../platform/pdf-cache";
 import type { PdfTemplateRow } from "../../db/rows";
 
 export interface PdfTemplateWithOwner {
   template: PdfTemplateRow;
   username: string;
-}
-
-/** Administrators use every template; other users only their own. */
-export async function isTemplateUsableBy({ db }: Deps, user: AuthUser, templateId: number): Promise<boolean> {
-  const row = await db.select({ authorId: pdfTemplates.authorId }).from(pdfTemplates).where(eq(pdfTemplates.id, templateId)).get();
-  return row !== undefined && (isAdministrator(user) || row.authorId === user.id);
 }
 
 const withOwner = (deps: Deps) =>

@@ -1,6 +1,5 @@
 import { sendQueuedEmail } from "./emails.service";
-import type { JobHandler } from "../../queue";
-import { parseJob } from "../../platform/parse-job";
+import { parseJob, type JobHandler } from "../../platform/parse-job";
 import { emailJob } from "../../platform/messages";
 
 /** `email.send`: one attempt to send one outbox row. */

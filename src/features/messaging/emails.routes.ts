@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { eq } from "drizzle-orm";
 import { emails } from "../../db/schema";
-import { requireAdministrator } from "../users/auth.middleware";
+import { requireAdministrator } from "../../http/require-administrator";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { invalidId } from "../../domain/errors";

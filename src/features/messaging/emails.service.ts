@@ -6,48 +6,30 @@ import { LOST_MESSAGE_S } from "../../platform/job-queue";
 import type { EmailJob } from "../../platform/messages";
 import type { Deps } from "../../platform/deps";
 import { emailProvider } from "./email-providers";
-import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "./email-templates";
 import { writeLogStatement } from "../logs/logs.service";
-import { orderKeywords } from "../ordering/order-keywords";
-import type { EmailRow, EventRow, OrderRow } from "../../db/rows";
+import type { EmailRow } from "../../db/rows";
 
 /** Minutes before each retry of a failed send; after the last, the email has failed and is logged. */
 export const EMAIL_RETRY_MINUTES = [1, 5, 15, 60];
 
-export type OrderEmailKind = "new-order" | "confirm" | "confirmed";
-
-/**
- * The outbox row of an order email: the new-order email (the event's `email` template; with confirmation emails
- * on it asks for the confirmation and carries {%CONFIRM%}), or the confirmation-done email (`email_confirmation`).
- * `toPersonalise`: some of the order's tickets are still to be personalised ({%PERSONALISE%}).
- * Sender name and address override the global ones only when set; one BCC at most.
- */
-export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind, toPersonalise: boolean) {
-  const confirmed = kind === "confirmed";
-  const template = confirmed ? event.emailConfirmation : event.email;
-  const fallback = kind === "confirm" ? DEFAULT_CONFIRM_BODY : confirmed ? DEFAULT_CONFIRMED_BODY : DEFAULT_ORDER_BODY;
-  const subject = template.subject || (confirmed ? `Booking confirmed: ${event.eventName}` : `Your order for ${event.eventName}`);
-  const keywords = orderKeywords(deps, order, event, { confirm: kind === "confirm", personalise: toPersonalise });
-  const rendered = renderEmail({ subject, body: template.body || fallback }, keywords);
-  const now = deps.now();
-  return {
-    to: order.email,
-    bcc: template.bcc,
-    fromName: event.email.sender_name || deps.config.email.fromName,
-    fromEmail: event.email.sender_email || deps.config.email.from,
-    subject: rendered.subject,
-    body: rendered.html,
-    eventId: event.id,
-    createdAt: now,
-    dueAt: now,
-  };
+/** An outbox row before it is written: who gets what, from whom, for which event, and when it is due. */
+export interface OutboxEmail {
+  to: string;
+  bcc: string;
+  fromName: string;
+  fromEmail: string;
+  subject: string;
+  body: string;
+  eventId: number;
+  createdAt: number;
+  dueAt: number;
 }
 
 /**
  * An outbox row as a statement for the caller's batch (written with the change it reports, or not at all), and
  * only while `onlyIf` holds when given.
  */
-export function outboxStatement(deps: Deps, row: ReturnType<typeof orderEmail>, orderId: number | SQL, onlyIf?: SQL) {
+export function outboxStatement(deps: Deps, row: OutboxEmail, orderId: number | SQL, onlyIf?: SQL) {
   const { db } = deps;
   if (!onlyIf) return db.insert(emails).values({ ...row, orderId }).returning({ id: emails.id });
   return insertIf(db, emails, { ...row, orderId: orderId as number }, onlyIf).returning({ id: emails.id });

@@ -1,6 +1,5 @@
 import { attemptDelivery } from "./webhook-deliveries.service";
-import type { JobHandler } from "../../queue";
-import { parseJob } from "../../platform/parse-job";
+import { parseJob, type JobHandler } from "../../platform/parse-job";
 import { webhookDeliveryJob } from "../../platform/messages";
 
 /** `webhook.deliver`: one attempt of one delivery; a message that does not parse cannot become one. */

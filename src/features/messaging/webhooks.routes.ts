@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { requireAdministrator } from "../users/auth.middleware";
+import { requireAdministrator } from "../../http/require-administrator";
 import type { AppEnv } from "../../http/context";
 import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";

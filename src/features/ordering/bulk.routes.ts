@@ -4,23 +4,12 @@ import { depsOf } from "../../http/deps";
 import { idempotent } from "../../http/idempotency";
 import { ok } from "../../http/respond";
 import { createBody } from "../../http/validate";
-import { orderCriteriaBody, orderEmailsSendBody, refundSendBody } from "./bulk.schema";
+import { orderCriteriaBody, orderEmailsSendBody } from "./bulk.schema";
 import { echoCriteria, selectOrders } from "./bulk-orders.service";
 import { ORDER_EMAIL_STATUSES, resendOrderEmails } from "./order-emails.service";
-import { requestRefunds } from "../payments/refunds.service";
 
-/** Bulk refunds and bulk order emails (spec "Bulk refunds", "Bulk order emails"; decisions.md 10). */
+/** Bulk order emails (spec "Bulk order emails"; decisions.md 10); bulk refunds are in features/payments. */
 export const bulkRoutes = new Hono<AppEnv>()
-  .post("/refunds/list", createBody(orderCriteriaBody), async (c) => {
-    const deps = depsOf(c);
-    const criteria = c.req.valid("json");
-    return ok(c, { ...echoCriteria(deps, criteria), order_ids: await selectOrders(deps, c.var.user, criteria, ["paid"]) });
-  })
-
-  .post("/refunds/send", idempotent, createBody(refundSendBody), async (c) =>
-    ok(c, { errors: await requestRefunds(depsOf(c), c.var.user, c.req.valid("json")) }),
-  )
-
   .post("/order-emails/list", createBody(orderCriteriaBody), async (c) => {
     const deps = depsOf(c);
     const criteria = c.req.valid("json");

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { count, eventIdCsv, money } from "../../http/field-types";
 import { isWireDateTime } from "../../lib/time";
 
-/** Bulk actions (spec "Bulk refunds", "Bulk order emails"; decisions.md 10): criteria, all mandatory. */
+/** Bulk actions (spec "Bulk refunds", "Bulk order emails"; decisions.md 10): criteria, all mandatory. The refund bodies are in features/payments. */
 
 const wireDateTime = z.string().refine(isWireDateTime, 'must be a date-time "YYYY-MM-DD HH:MM:SS"');
 
@@ -26,17 +26,8 @@ export const orderCriteriaBody = z
   });
 export type OrderCriteria = z.output<typeof orderCriteriaBody>;
 
-const orderIds = z.array(z.number().int().positive("must be order ids").max(Number.MAX_SAFE_INTEGER)).min(1, "must name at least one order").max(1000);
-
-export const refundSendBody = z.strictObject({
-  order_ids: orderIds,
-  cost_type: z.enum(["ticket", "order"]),
-  cost: money,
-});
-export type RefundSendInput = z.output<typeof refundSendBody>;
+/** The orders a bulk send acts on (refunds, order emails). */
+export const orderIds = z.array(z.number().int().positive("must be order ids").max(Number.MAX_SAFE_INTEGER)).min(1, "must name at least one order").max(1000);
 
 export const orderEmailsSendBody = z.strictObject({ order_ids: orderIds });
 export type OrderEmailsSendInput = z.output<typeof orderEmailsSendBody>;
-
-/** `POST /admin/orders/<id>/refund`: optionally less than the whole total. */
-export const refundOneBody = z.strictObject({ amount: money.optional() });

@@ -4,7 +4,8 @@ import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { checkFieldAnswers, checkTicketLines, orderError, type FieldAnswer, type TicketLine } from "../../domain/order-rules";
 import { orderTotals, unitPriceCents, type OrderTotals } from "../../domain/pricing";
-import { passePartoutChildren, planStock, type StockPlan, type TicketSeed } from "./stock.service";
+import { passePartoutChildren, planStock, type StockPlan } from "./stock.service";
+import type { TicketSeed } from "../../domain/order-rules";
 import type { EventRow, TicketTypeRow } from "../../db/rows";
 
 /**

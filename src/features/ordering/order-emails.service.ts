@@ -6,8 +6,40 @@ import type { OrderEmailsSendInput } from "./bulk.schema";
 import { canAccessEvent, type AuthUser } from "../../domain/authority";
 import type { BulkError } from "./bulk-orders.service";
 import type { Deps } from "../../platform/deps";
-import { enqueueEmails, orderEmail, outboxStatement } from "../messaging/emails.service";
+import type { EventRow, OrderRow } from "../../db/rows";
+import { enqueueEmails, outboxStatement, type OutboxEmail } from "../messaging/emails.service";
+import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "../messaging/email-templates";
+import { orderKeywords } from "./order-keywords";
 import { ordersToPersonalise } from "../tickets/personalisation.service";
+
+export type OrderEmailKind = "new-order" | "confirm" | "confirmed";
+
+/**
+ * The outbox row of an order email: the new-order email (the event's `email` template; with confirmation emails
+ * on it asks for the confirmation and carries {%CONFIRM%}), or the confirmation-done email (`email_confirmation`).
+ * `toPersonalise`: some of the order's tickets are still to be personalised ({%PERSONALISE%}).
+ * Sender name and address override the global ones only when set; one BCC at most.
+ */
+export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind, toPersonalise: boolean): OutboxEmail {
+  const confirmed = kind === "confirmed";
+  const template = confirmed ? event.emailConfirmation : event.email;
+  const fallback = kind === "confirm" ? DEFAULT_CONFIRM_BODY : confirmed ? DEFAULT_CONFIRMED_BODY : DEFAULT_ORDER_BODY;
+  const subject = template.subject || (confirmed ? `Booking confirmed: ${event.eventName}` : `Your order for ${event.eventName}`);
+  const keywords = orderKeywords(deps, order, event, { confirm: kind === "confirm", personalise: toPersonalise });
+  const rendered = renderEmail({ subject, body: template.body || fallback }, keywords);
+  const now = deps.now();
+  return {
+    to: order.email,
+    bcc: template.bcc,
+    fromName: event.email.sender_name || deps.config.email.fromName,
+    fromEmail: event.email.sender_email || deps.config.email.from,
+    subject: rendered.subject,
+    body: rendered.html,
+    eventId: event.id,
+    createdAt: now,
+    dueAt: now,
+  };
+}
 
 /** The orders whose new-order email a bulk list may select: final ones (they have tickets to send). */
 export const ORDER_EMAIL_STATUSES = FINAL_STATUSES;

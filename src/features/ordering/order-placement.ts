@@ -4,13 +4,15 @@ import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } fr
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { usageLimitReached } from "../../domain/coupon-rules";
-import { enqueueEmails, orderEmail, outboxStatement } from "../messaging/emails.service";
+import { enqueueEmails, outboxStatement } from "../messaging/emails.service";
+import { orderEmail } from "./order-emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal } from "./order-eligibility";
 import { insertTicketRows } from "../tickets/ticket-rows";
 import { seatText, type Seat } from "../../domain/seat-plan";
 import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
-import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds, type TicketSeed } from "./stock.service";
+import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
+import type { TicketSeed } from "../../domain/order-rules";
 import { orderTopicStatements } from "./order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import type { ClaimRow, EventRow, OrderRow } from "../../db/rows";

@@ -8,7 +8,7 @@ import { log } from "../../lib/log";
 import { isFinalOrder } from "../../db/order-status";
 import { orderError, type TicketLine } from "../../domain/order-rules";
 import { ticketSeeds } from "./order-drafts";
-import { purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
+import { purgeOrderPdfs } from "../../platform/pdf-cache";
 import { insertTicketRows, revokeTicketRows } from "../tickets/ticket-rows";
 import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
 import type { ObjectTicket } from "../../event-object/stock-ledger";

@@ -1,22 +1,17 @@
-import { sql, type SQL } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import { API_BASE } from "../../config";
+import { events, orders, tickets } from "../../db/schema";
 import { linkBaseOf, withoutLinks } from "../../http/links";
-import { presentEvent } from "../catalogue/events.schema";
+import { formatDateTime } from "../../lib/time";
 import { presentOrder } from "./orders.schema";
 import type { Deps } from "../../platform/deps";
-import { deliveryStatements, fireTopicLater, isListenedTo, type WebhookTopic } from "../messaging/webhook-deliveries.service";
+import { deliveryStatements, fireTopic, isListenedTo, type WebhookTopic } from "../messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../../db/rows";
 
-/** Payloads of decisions.md 8: the resource as the REST API shows it, without `_links`; deletes send `{id}`. */
+/** Payloads of decisions.md 8: the order as the REST API shows it, without `_links`; deletes send `{id}`. */
 
 function source(deps: Deps): string {
   return `${deps.origin}${API_BASE}`;
-}
-
-/** Events fire on their own after the change (no batch of theirs is at hand); see fireTopic. */
-export function eventTopic(deps: Deps, topic: Extract<WebhookTopic, `event.${string}`>, event: EventRow): void {
-  const payload = topic === "event.deleted" ? { id: event.id } : withoutLinks(presentEvent(linkBaseOf(deps.origin), event));
-  fireTopicLater(deps, topic, { eventId: event.id, payload, source: source(deps) });
 }
 
 /**
@@ -43,4 +38,14 @@ export async function orderTopicStatements(
   if (!(await isListenedTo(deps, topic))) return [];
   const body = topic === "order.deleted" ? JSON.stringify({ id: order.id }) : orderBody(deps, order, event);
   return deliveryStatements(deps, topic, { eventId: order.eventId, body, source: source(deps) }, onlyIf);
+}
+
+/** The `tickets.downloaded` job: the order and its tickets read, the topic fired (decisions.md 8, 13). */
+export async function announceDownload(deps: Deps, uid: string, at: number): Promise<void> {
+  const order = await deps.db.select().from(orders).where(eq(orders.uid, uid)).get();
+  if (!order) return;
+  const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
+  const qrcodes = (await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id))).map((t) => t.id);
+  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event, deps.config.timezone)), downloaded_at: formatDateTime(at, deps.config.timezone), qrcodes };
+  await fireTopic(deps, "tickets.downloaded", { eventId: order.eventId, payload, source: source(deps) });
 }

@@ -9,10 +9,7 @@ import { created, deleted, ok, page } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, query, updateBody } from "../../http/validate";
 import { presentOrderTickets } from "./order-tickets.schema";
 import { createDashboardOrderBody, listOrdersQuery, ORDER_READ_ONLY, orderLinks, presentOrder, presentOrderContact, updateOrderBody } from "./orders.schema";
-import { refundOneBody } from "./bulk.schema";
 import { ticketsOfOrders } from "./order-tickets.service";
-import { requestRefund } from "../payments/refunds.service";
-import { centsToAmount } from "../../lib/money";
 import { createDashboardOrder, deleteOrder, eventsOf, getOrderFor, listOrders, updateOrder } from "./orders.service";
 import type { OrderRow } from "../../db/rows";
 
@@ -59,15 +56,6 @@ export const ordersRoutes = new Hono<AppEnv>()
     assertReadOnlyUnchanged(readOnlySent, presentOrder(c, current, eventsById.get(current.eventId), deps.config.timezone));
     const updated = await updateOrder(deps, current, { customStatus: patch.custom_status, name: patch.name, email: patch.email });
     return ok(c, { ...presentOrderContact(updated), _links: orderLinks(c, updated) });
-  })
-
-  .post("/:id/refund", pathId("order"), createBody(refundOneBody), async (c) => {
-    const deps = depsOf(c);
-    const order = await getOrderFor(deps, c.var.user, c.req.valid("param").id);
-    const amount = await requestRefund(deps, order, c.req.valid("json").amount);
-    // The refund itself runs in the queue (decisions.md 10) and the order turns `refunded` when it is done; the answer
-    // is 200 all the same, the only success code besides 201 that clients of this interface expect (decisions.md 3).
-    return ok(c, { order_id: order.id, amount: centsToAmount(amount), status: "queued" });
   })
 
   .delete("/:id", pathId("order"), async (c) => {

@@ -13,7 +13,7 @@ import { clearIntent, releaseOrder, RELEASE, syncIntents, syncOrderToObjects } f
 import { revokeTicketRows } from "../tickets/ticket-rows";
 import { writeLogStatement } from "../logs/logs.service";
 import { isFinalOrder } from "../../db/order-status";
-import { purgeOrderPdfs } from "../tickets/ticket-pdfs.service";
+import { purgeOrderPdfs } from "../../platform/pdf-cache";
 import { orderTopicStatements } from "./order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "../../domain/order-rules";

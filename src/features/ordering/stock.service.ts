@@ -8,7 +8,7 @@ import type { Deps } from "../../platform/deps";
 import { inGroup } from "../catalogue/event-groups";
 import { pushEventConfig } from "../catalogue/event-config.service";
 import { LIVE_STATUSES } from "../../db/order-status";
-import { orderError, type TicketLine } from "../../domain/order-rules";
+import { orderError, type TicketLine, type TicketSeed } from "../../domain/order-rules";
 import { ticketTypeLabel, type Seat } from "../../domain/seat-plan";
 import type { EventRow } from "../../db/rows";
 
@@ -16,17 +16,6 @@ import type { EventRow } from "../../db/rows";
  * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object
  * it draws on, one after another; when one refuses, what was already held is released and the refusal is answered. Every reservation is a hold with a deadline, so a crash between steps cannot leak stock for good.
  */
-
-export interface TicketSeed {
-  id: string;
-  eventId: number;
-  typeId: string;
-  typeName: string;
-  /** The seat text, for tickets of seated events ("" otherwise). */
-  seat: string;
-  /** Its type asks for personalisation (passe-partout child tickets never need it: personalisation.service). */
-  personalise: boolean;
-}
 
 /** A new ticket's type as shown for it (with its seat). */
 export const seedTypeLabel = (seed: TicketSeed): string => ticketTypeLabel({ ticketTypeName: seed.typeName, seat: seed.seat });

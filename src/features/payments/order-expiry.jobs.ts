@@ -1,6 +1,5 @@
 import { expireOrder } from "./payments.service";
-import type { JobHandler } from "../../queue";
-import { parseJob } from "../../platform/parse-job";
+import { parseJob, type JobHandler } from "../../platform/parse-job";
 import { orderExpireJob } from "../../platform/messages";
 
 /** `order.expire`: an open order's payment time is up (sent by the event object's alarm). */

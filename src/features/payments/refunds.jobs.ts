@@ -1,7 +1,6 @@
 import { refundOrder } from "./refunds.service";
-import type { JobHandler } from "../../queue";
 import { orderRefundJob } from "../../platform/messages";
-import { parseJob } from "../../platform/parse-job";
+import { parseJob, type JobHandler } from "../../platform/parse-job";
 
 /** `order.refund`: refunds a paid order through its payment provider, once. */
 export const refundPaidOrder: JobHandler = async (deps, _env, job) => {

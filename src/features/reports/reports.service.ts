@@ -1,6 +1,6 @@
 import { and, asc, sql } from "drizzle-orm";
 import { inIds } from "../../db/client";
-import { FINAL_STATUSES } from "../../db/order-status";
+import { validTickets } from "../../db/valid-tickets";
 import { events } from "../../db/schema";
 import { centsToAmount } from "../../lib/money";
 import { eventScope, type AuthUser } from "../../domain/authority";
@@ -64,12 +64,6 @@ export async function salesReport({ db }: Deps, eventIds: readonly number[]): Pr
   }));
 }
 
-/** Tickets `t` valid at the events: theirs, of orders that are final. */
-function validTickets(eventIds: readonly number[]) {
-  return sql`t.event_id IN (SELECT value FROM json_each(${JSON.stringify(eventIds)}))
-    AND EXISTS (SELECT 1 FROM orders AS o WHERE o.id = t.order_id AND o.payment_status IN (SELECT value FROM json_each(${JSON.stringify(FINAL_STATUSES)})))`;
-}
-
 export async function scansReport({ db }: Deps, eventIds: readonly number[]): Promise<ScanLine[]> {
   const valid = validTickets(eventIds);
   const [scanned, unscanned] = await Promise.all([
@@ -93,37 +87,4 @@ export async function scansReport({ db }: Deps, eventIds: readonly number[]): Pr
       ],
     };
   });
-}
-
-/**
- * `_embed=sales_totals`: the event's orders over all statuses, and over the final ones (what counts as sold; an
- * order still awaiting its customer's confirmation is not final yet).
- */
-export async function salesTotals({ db }: Deps, eventId: number) {
-  const isFinal = sql`payment_status IN (SELECT value FROM json_each(${JSON.stringify(FINAL_STATUSES)})) AND awaits_confirmation = 0`;
-  const row = await db.get<{ orders: number; cents: number; tickets: number; f_orders: number; f_cents: number; f_tickets: number }>(sql`
-    SELECT count(*) AS orders, coalesce(sum(total_cents), 0) AS cents, coalesce(sum(num_tickets), 0) AS tickets,
-           count(*) FILTER (WHERE ${isFinal}) AS f_orders,
-           coalesce(sum(total_cents) FILTER (WHERE ${isFinal}), 0) AS f_cents,
-           coalesce(sum(num_tickets) FILTER (WHERE ${isFinal}), 0) AS f_tickets
-    FROM orders WHERE event_id = ${eventId}`);
-  return {
-    total_orders: row?.orders ?? 0,
-    total_amount: centsToAmount(row?.cents ?? 0),
-    total_tickets: row?.tickets ?? 0,
-    final: { total_orders: row?.f_orders ?? 0, total_amount: centsToAmount(row?.f_cents ?? 0), total_tickets: row?.f_tickets ?? 0 },
-  };
-}
-
-/** `_embed=scan_totals`: the event's valid tickets, how many were scanned at least once, and all scans by level. */
-export async function scanTotals(deps: Deps, eventId: number) {
-  const lines = await scansReport(deps, [eventId]);
-  const unscanned = lines.reduce((n, l) => n + l.scans[0]!.scan_total, 0);
-  const scans = lines.flatMap((l) => l.scans.slice(1));
-  const byLevel: Record<string, number> = {};
-  for (const s of scans) byLevel[String(s.scan_level)] = (byLevel[String(s.scan_level)] ?? 0) + s.scan_total;
-  const { count } = (await deps.db.get<{ count: number }>(sql`
-      SELECT count(*) AS count FROM tickets AS t
-      WHERE ${validTickets([eventId])} AND EXISTS (SELECT 1 FROM scans AS s WHERE s.ticket_id = t.id AND s.event_id = t.event_id)`)) ?? { count: 0 };
-  return { tickets: unscanned + count, scanned_tickets: count, unscanned_tickets: unscanned, total_scans: scans.reduce((n, s) => n + s.scan_total, 0), scans_by_level: byLevel };
 }

@@ -1,7 +1,6 @@
 import { recordScans } from "./scans.service";
-import type { JobHandler } from "../../queue";
 import { scansRecordJob } from "../../platform/messages";
-import { parseJob } from "../../platform/parse-job";
+import { parseJob, type JobHandler } from "../../platform/parse-job";
 
 /**
  * `scans.record`: scans an event object decided, to D1 and `scan.created`; then the object is told D1 has them, so

@@ -2,29 +2,19 @@ import { asc, eq, sql } from "drizzle-orm";
 import { isFinalOrder } from "../../db/order-status";
 import { events, inputFields, orders, pdfTemplates, tickets, ticketTypes } from "../../db/schema";
 import { ApiError } from "../../domain/errors";
-import { linkBaseOf, withoutLinks } from "../../http/links";
 import { formatPhpDate } from "../../lib/php-date";
 import { qrPayload, signerFor } from "../../lib/ticket-codes";
-import { formatDateTime, wallClockAt } from "../../lib/time";
+import { wallClockAt } from "../../lib/time";
 import { mergePdfs } from "../../pdf/merge";
 import { renderTickets, type TicketView } from "../../pdf/render-tickets";
-import { presentOrder } from "../ordering/orders.schema";
 import type { Deps } from "../../platform/deps";
 import { LAYOUT_ORDER_NAMES } from "../../domain/catalogue-names";
 import { allPersonalised, orderByUid } from "./personalisation.service";
 import { ticketTypeLabel } from "../../domain/seat-plan";
 import { ticketFonts } from "./ticket-fonts";
-import { fireTopic, isListenedTo } from "../messaging/webhook-deliveries.service";
-import { API_BASE } from "../../config";
+import { isListenedTo } from "../messaging/webhook-deliveries.service";
+import { ticketPdfKey } from "../../platform/pdf-cache";
 import type { EventRow, OrderRow, PdfTemplateRow, TicketRow, TicketTypeRow } from "../../db/rows";
-
-/**
- * Where an order's PDF is cached: under its uid alone, so a cached download is one R2 read with no D1 query
- * (decisions.md 13). Purges find the uids of an event's orders in D1.
- */
-export function ticketPdfKey(uid: string): string {
-  return `tickets/${uid}.pdf`;
-}
 
 /** The event date in the event's own date format and zone ("" when unset). */
 function eventDateText(event: EventRow): string {
@@ -160,26 +150,6 @@ async function keep(deps: Deps, inputs: TicketPdfInputs, bytes: Uint8Array): Pro
  */
 async function queueDownloaded(deps: Deps, uid: string): Promise<void> {
   if (await isListenedTo(deps, "tickets.downloaded")) await deps.jobs.send({ v: 1, kind: "tickets.downloaded", uid, at: deps.now() });
-}
-
-/** The `tickets.downloaded` job: the order and its tickets read, the topic fired (decisions.md 8, 13). */
-export async function announceDownload(deps: Deps, uid: string, at: number): Promise<void> {
-  const order = await deps.db.select().from(orders).where(eq(orders.uid, uid)).get();
-  if (!order) return;
-  const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
-  const qrcodes = (await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id))).map((t) => t.id);
-  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event, deps.config.timezone)), downloaded_at: formatDateTime(at, deps.config.timezone), qrcodes };
-  await fireTopic(deps, "tickets.downloaded", { eventId: order.eventId, payload, source: `${deps.origin}${API_BASE}` });
-}
-
-/** Anything these orders' PDFs show changed: a queued job deletes the cached copies (the next download renders again). */
-export async function purgeOrderPdfs(deps: Deps, uids: readonly string[]): Promise<void> {
-  for (let i = 0; i < uids.length; i += 1000) await deps.jobs.send({ v: 1, kind: "pdf.purge", uids: uids.slice(i, i + 1000) });
-}
-
-/** Something every PDF of these events shows changed (name, date, types, layout, template, fields). */
-export async function purgeEventPdfs(deps: Deps, eventIds: readonly number[]): Promise<void> {
-  for (let i = 0; i < eventIds.length; i += 100) await deps.jobs.send({ v: 1, kind: "pdf.purge", eventIds: eventIds.slice(i, i + 100) });
 }
 
 /** The `pdf.purge` job: deletes the cached PDFs of the given orders and of every order with tickets at the events. */

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { revokedTickets, tickets } from "../../db/schema";
 import { insertFrom } from "../../db/client";
 import type { Deps } from "../../platform/deps";
-import type { TicketSeed } from "../ordering/stock.service";
+import type { TicketSeed } from "../../domain/order-rules";
 
 /**
  * Ticket rows in one statement (one JSON parameter, whatever their number), pointing at their order by its uid,

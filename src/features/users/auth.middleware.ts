@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { matchesAnySecret } from "../../lib/crypto";
 import { authenticate } from "./auth.service";
-import { assertAdministrator } from "../../domain/authority";
 import { parseBasicCredentials } from "../../http/basic-credentials";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
@@ -27,10 +26,5 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw incorrectPassword();
   }
   c.set("user", user);
-  await next();
-};
-
-export const requireAdministrator: MiddlewareHandler<AppEnv> = async (c, next) => {
-  assertAdministrator(c.var.user);
   await next();
 };

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { requireAdministrator } from "./auth.middleware";
+import { requireAdministrator } from "../../http/require-administrator";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";

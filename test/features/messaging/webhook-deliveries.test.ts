@@ -3,8 +3,9 @@ import { env } from "cloudflare:workers";
 import { and, desc, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { logs, webhookDeliveries, webhooks } from "../../../src/db/schema";
-import { jobHandlers } from "../../../src/queues/index";
-import { consumeJobs, type JobHandler } from "../../../src/queue";
+import { jobHandlers } from "../../../src/queue";
+import { consumeJobs } from "../../../src/queue";
+import type { JobHandler } from "../../../src/platform/parse-job";
 import type { JobMessage, WebhookDeliveryJob } from "../../../src/platform/messages";
 import { depsFromEnv, type Deps } from "../../../src/platform/deps";
 import {

@@ -4,7 +4,7 @@ import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { orders, revokedTickets, webhookDeliveries } from "../../../src/db/schema";
 import worker from "../../../src/index";
-import { handleQueue } from "../../../src/queues/index";
+import { handleQueue } from "../../../src/queue";
 import { depsFromEnv } from "../../../src/platform/deps";
 import { refundOrder } from "../../../src/features/payments/refunds.service";
 import { BASE, ORIGIN, call, createUser, expectError, expectJson, request, unique, type Credentials } from "../../helpers/api";

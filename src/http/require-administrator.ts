@@ -1,0 +1,9 @@
+import type { MiddlewareHandler } from "hono";
+import { assertAdministrator } from "../domain/authority";
+import type { AppEnv } from "./context";
+
+/** After requireUser (features/users): only administrators go on; it reads the signed-in user and nothing else. */
+export const requireAdministrator: MiddlewareHandler<AppEnv> = async (c, next) => {
+  assertAdministrator(c.var.user);
+  await next();
+};

@@ -1,0 +1,19 @@
+import type { Deps } from "./deps";
+
+/**
+ * Where an order's PDF is cached: under its uid alone, so a cached download is one R2 read with no D1 query
+ * (decisions.md 13). Purges find the uids of an event's orders in D1.
+ */
+export function ticketPdfKey(uid: string): string {
+  return `tickets/${uid}.pdf`;
+}
+
+/** Anything these orders' PDFs show changed: a queued job deletes the cached copies (the next download renders again). */
+export async function purgeOrderPdfs(deps: Deps, uids: readonly string[]): Promise<void> {
+  for (let i = 0; i < uids.length; i += 1000) await deps.jobs.send({ v: 1, kind: "pdf.purge", uids: uids.slice(i, i + 1000) });
+}
+
+/** Something every PDF of these events shows changed (name, date, types, layout, template, fields). */
+export async function purgeEventPdfs(deps: Deps, eventIds: readonly number[]): Promise<void> {
+  for (let i = 0; i < eventIds.length; i += 100) await deps.jobs.send({ v: 1, kind: "pdf.purge", eventIds: eventIds.slice(i, i + 100) });
+}
