@@ -4,11 +4,13 @@
  * (Ł -> L, Ж -> Zh, Θ -> Th), and what is left becomes `?`. Characters Helvetica can draw are kept as they are.
  */
 
+// biome-ignore format: a table, kept packed by hand
 const LATIN: Record<string, string> = {
   Ł: "L", ł: "l", Đ: "D", đ: "d", Ħ: "H", ħ: "h", ı: "i", ĸ: "k", Ŀ: "L", ŀ: "l", Ŋ: "N", ŋ: "n", Ŧ: "T", ŧ: "t",
   ſ: "s", ẞ: "SS", Ə: "E", ə: "e", Ɛ: "E", ɛ: "e", Ɔ: "O", ɔ: "o", Ɲ: "N", ɲ: "n", Ĳ: "IJ", ĳ: "ij",
 };
 
+// biome-ignore format: a table, kept packed by hand
 const GREEK: Record<string, string> = {
   Α: "A", Β: "V", Γ: "G", Δ: "D", Ε: "E", Ζ: "Z", Η: "I", Θ: "Th", Ι: "I", Κ: "K", Λ: "L", Μ: "M", Ν: "N", Ξ: "X",
   Ο: "O", Π: "P", Ρ: "R", Σ: "S", Τ: "T", Υ: "Y", Φ: "F", Χ: "Ch", Ψ: "Ps", Ω: "O",
@@ -16,6 +18,7 @@ const GREEK: Record<string, string> = {
   ο: "o", π: "p", ρ: "r", σ: "s", ς: "s", τ: "t", υ: "y", φ: "f", χ: "ch", ψ: "ps", ω: "o",
 };
 
+// biome-ignore format: a table, kept packed by hand
 const CYRILLIC: Record<string, string> = {
   А: "A", Б: "B", В: "V", Г: "G", Д: "D", Е: "E", Ё: "Yo", Ж: "Zh", З: "Z", И: "I", Й: "Y", К: "K", Л: "L", М: "M",
   Н: "N", О: "O", П: "P", Р: "R", С: "S", Т: "T", У: "U", Ф: "F", Х: "Kh", Ц: "Ts", Ч: "Ch", Ш: "Sh", Щ: "Shch",
@@ -27,6 +30,7 @@ const CYRILLIC: Record<string, string> = {
   њ: "nj", ћ: "c", џ: "dz", ў: "u", ѓ: "g", ќ: "k", ѕ: "dz",
 };
 
+// biome-ignore format: a table, kept packed by hand
 const PUNCTUATION: Record<string, string> = {
   "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2015": "-", "\u2032": "'", "\u2033": '"', "\u2043": "-",
   "\u2212": "-", "\u2044": "/", "\u2215": "/", "\u2024": ".", "\u2027": "-", "\u3000": " ", "\u3001": ",",
