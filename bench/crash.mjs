@@ -165,9 +165,25 @@ function startReceiver() {
 
 /** The catalogue: a paid event, a free one, and one mixing both; every type stock-controlled with its remaining shown. */
 const CATALOGUE = [
-  { key: "concert", name: "Concert (crash)", dashboard: true, types: [{ name: "Regular", price: 25, stock: 400 }, { name: "VIP", price: 60, stock: 80 }] },
+  {
+    key: "concert",
+    name: "Concert (crash)",
+    dashboard: true,
+    types: [
+      { name: "Regular", price: 25, stock: 400 },
+      { name: "VIP", price: 60, stock: 80 },
+    ],
+  },
   { key: "talk", name: "Talk (crash)", dashboard: true, types: [{ name: "Free", price: 0, stock: 500 }] },
-  { key: "festival", name: "Festival (crash)", dashboard: false, types: [{ name: "Kids", price: 0, stock: 300 }, { name: "Adult", price: 30, stock: 200 }] },
+  {
+    key: "festival",
+    name: "Festival (crash)",
+    dashboard: false,
+    types: [
+      { name: "Kids", price: 0, stock: 300 },
+      { name: "Adult", price: 30, stock: 200 },
+    ],
+  },
 ];
 
 async function seedEvent(service, spec) {
@@ -367,9 +383,14 @@ async function committedClients(run) {
 /** An order request that died with the connection is sent once more with its Idempotency-Key, as its client would. */
 async function retryLostAnswers(run) {
   const lost = run.requests.filter((r) => r.answer?.status === 0);
-  await inParallel(lost.length, 4, () => false, async (i) => {
-    lost[i].retry = answerOf(await sendOrder(run, lost[i]));
-  });
+  await inParallel(
+    lost.length,
+    4,
+    () => false,
+    async (i) => {
+      lost[i].retry = answerOf(await sendOrder(run, lost[i]));
+    },
+  );
 }
 
 /** One read of everything the checks compare: orders (with tickets and scans), the outbox, sold and remaining. */
@@ -402,7 +423,15 @@ const LIVE = new Set(["open", ...FINAL]);
 const finalOrders = (snap) => [...snap.orders.values()].filter((o) => FINAL.has(o.status));
 
 /** A check's outcome: what it looked at, what is lost and duplicated now (with the ids behind them). */
-const outcome = (checked, lost, duplicated, extra = {}) => ({ checked, lost: lost.length, duplicated: duplicated.length, lostIds: lost, duplicatedIds: duplicated, ...extra, pass: lost.length === 0 });
+const outcome = (checked, lost, duplicated, extra = {}) => ({
+  checked,
+  lost: lost.length,
+  duplicated: duplicated.length,
+  lostIds: lost,
+  duplicatedIds: duplicated,
+  ...extra,
+  pass: lost.length === 0,
+});
 
 /** Orders: the clients' 201s and 303s stand in D1, and no client request made two orders. */
 function checkOrders(run, snap) {
@@ -427,21 +456,31 @@ async function checkDoor(run, snap) {
   const { service, seeded } = run;
   const tickets = finalOrders(snap).flatMap((o) => o.tickets.map((t) => ({ ...t, orderId: o.id })));
   const due = tickets.filter((t) => !run.door.admitted.has(t.ticket_id) && (run.door.notFoundAt.get(t.ticket_id) ?? -Infinity) < Date.now() - RESCAN_MS);
-  await inParallel(due.length, DOOR_CHECK_PARALLEL, () => false, async (i) => {
-    const t = due[i];
-    const r = await call(`${service.url}/scans`, { method: "POST", headers: { "X-EVT-API-KEY": seeded.byId.get(t.event_id).scanKey }, json: { id: t.ticket_id } });
-    if (r.body?.status === true) {
-      if (run.admittedOnce.has(t.ticket_id)) run.door.twice.add(t.ticket_id);
-      run.admittedOnce.set(t.ticket_id, "check");
-      run.door.admitted.add(t.ticket_id);
-    } else if (r.body?.error === "This scan has already been done") run.door.admitted.add(t.ticket_id);
-    else if (r.body?.error === "Ticket not found") run.door.notFoundAt.set(t.ticket_id, Date.now());
-    else run.door.other.push({ ticketId: t.ticket_id, status: r.status || r.error, error: r.body?.error ?? r.body?.code ?? null });
-    if (run.door.admitted.has(t.ticket_id)) run.door.notFoundAt.delete(t.ticket_id);
-  });
+  await inParallel(
+    due.length,
+    DOOR_CHECK_PARALLEL,
+    () => false,
+    async (i) => {
+      const t = due[i];
+      const r = await call(`${service.url}/scans`, { method: "POST", headers: { "X-EVT-API-KEY": seeded.byId.get(t.event_id).scanKey }, json: { id: t.ticket_id } });
+      if (r.body?.status === true) {
+        if (run.admittedOnce.has(t.ticket_id)) run.door.twice.add(t.ticket_id);
+        run.admittedOnce.set(t.ticket_id, "check");
+        run.door.admitted.add(t.ticket_id);
+      } else if (r.body?.error === "This scan has already been done") run.door.admitted.add(t.ticket_id);
+      else if (r.body?.error === "Ticket not found") run.door.notFoundAt.set(t.ticket_id, Date.now());
+      else run.door.other.push({ ticketId: t.ticket_id, status: r.status || r.error, error: r.body?.error ?? r.body?.code ?? null });
+      if (run.door.admitted.has(t.ticket_id)) run.door.notFoundAt.delete(t.ticket_id);
+    },
+  );
   const lost = tickets.filter((t) => !run.door.admitted.has(t.ticket_id)).map((t) => `ticket ${t.ticket_id} of order ${t.orderId}`);
   const notFound = tickets.filter((t) => run.door.notFoundAt.has(t.ticket_id)).length;
-  return outcome(tickets.length, lost, [...run.door.twice].map((id) => `ticket ${id}`), { note: lost.length > 0 ? `${notFound} "Ticket not found"` : "" });
+  return outcome(
+    tickets.length,
+    lost,
+    [...run.door.twice].map((id) => `ticket ${id}`),
+    { note: lost.length > 0 ? `${notFound} "Ticket not found"` : "" },
+  );
 }
 
 /** The outbox: one new-order email per final order, sent. */
@@ -452,7 +491,7 @@ function checkEmails(run, snap) {
   let noRow = 0;
   for (const o of finals) {
     const rows = snap.emails.get(o.id) ?? [];
-    if (rows.length === 0) (lost.push(`order ${o.id}: no email row`), (noRow += 1));
+    if (rows.length === 0) lost.push(`order ${o.id}: no email row`), (noRow += 1);
     else if (!rows.some((e) => e.status === "sent")) lost.push(`order ${o.id}: email ${rows[0].id} ${rows[0].status}`);
     if (rows.length > 1) duplicated.push(`order ${o.id}: emails ${rows.map((e) => e.id).join(",")}`);
   }
@@ -497,13 +536,14 @@ function checkHolds(run, snap) {
   let lostUnits = 0;
   let duplicatedUnits = 0;
   const compare = (what, expected, actual) => {
-    if (actual < expected) (lost.push(`${what} ${actual}, expected ${expected}`), (lostUnits += expected - actual));
-    if (actual > expected) (duplicated.push(`${what} ${actual}, expected ${expected}`), (duplicatedUnits += actual - expected));
+    if (actual < expected) lost.push(`${what} ${actual}, expected ${expected}`), (lostUnits += expected - actual);
+    if (actual > expected) duplicated.push(`${what} ${actual}, expected ${expected}`), (duplicatedUnits += actual - expected);
   };
   let checked = 0;
   for (const [eventId, state] of snap.events) {
     const orders = [...snap.orders.values()].filter((o) => o.eventId === eventId);
-    const units = (statuses, name) => orders.filter((o) => statuses.has(o.status)).reduce((n, o) => n + o.lines.filter((l) => l.name === name).reduce((m, l) => m + l.number, 0), 0);
+    const units = (statuses, name) =>
+      orders.filter((o) => statuses.has(o.status)).reduce((n, o) => n + o.lines.filter((l) => l.name === name).reduce((m, l) => m + l.number, 0), 0);
     const counted = orders.filter((o) => FINAL.has(o.status)).reduce((n, o) => n + o.lines.filter((l) => l.is_counted).reduce((m, l) => m + l.number, 0), 0);
     compare(`event ${eventId} sold`, counted, state.sold);
     checked += 1;
@@ -621,7 +661,9 @@ async function crashAt(killAtS) {
     run.service = await startService({ persistTo: stateDir, vars: VARS, logLevel: "warn", testScheduled: true, prepare: false, startTimeoutMs: 90_000 });
     run.restartedAt = Date.now();
     run.restartMs = run.restartedAt - restartStart;
-    console.log(`  SIGKILL ${seconds(run.killedMs)} into the load (the group was gone ${seconds(run.goneMs)} later); restarted on the same state in ${seconds(run.restartMs)}; checking...`);
+    console.log(
+      `  SIGKILL ${seconds(run.killedMs)} into the load (the group was gone ${seconds(run.goneMs)} later); restarted on the same state in ${seconds(run.restartMs)}; checking...`,
+    );
     run.committedAtRestart = await committedClients(run);
     await retryLostAnswers(run);
     run.checks = await pollChecks(run);
@@ -641,7 +683,9 @@ async function crashAt(killAtS) {
 function countBy(items, key) {
   const counts = {};
   for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
-  return Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join(", ");
+  return Object.entries(counts)
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(", ");
 }
 
 /** What the clients were told before the kill, in a few lines. */
@@ -661,7 +705,15 @@ function loadSummary(run) {
 function connectionErrors(run, snap) {
   const errored = run.requests.filter((r) => r.answer.status === 0);
   const committed = errored.filter((r) => run.committedAtRestart.has(r.email));
-  const retries = countBy(errored, (r) => (r.retry.status === 201 ? (r.retry.replayed ? "201 replayed" : "201 new") : r.retry.status === 0 ? `error ${r.retry.error}` : `${r.retry.status} ${r.retry.error ?? ""}`.trim()));
+  const retries = countBy(errored, (r) =>
+    r.retry.status === 201
+      ? r.retry.replayed
+        ? "201 replayed"
+        : "201 new"
+      : r.retry.status === 0
+        ? `error ${r.retry.error}`
+        : `${r.retry.status} ${r.retry.error ?? ""}`.trim(),
+  );
   const paysErrored = run.requests.filter((r) => r.pay?.status === 0);
   const paidAnyway = paysErrored.filter((r) => FINAL.has(snap.orders.get(r.answer.orderId)?.status));
   return [
@@ -678,7 +730,11 @@ function verdict(check) {
 }
 
 function table(run) {
-  const line = (cells, widths) => cells.map((c, i) => (widths[i] < 0 ? String(c).padStart(-widths[i]) : String(c).padEnd(widths[i]))).join("  ").trimEnd();
+  const line = (cells, widths) =>
+    cells
+      .map((c, i) => (widths[i] < 0 ? String(c).padStart(-widths[i]) : String(c).padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
   const widths = [18, -7, -6, -10, -16, 0];
   const rows = [line(["kind", "checked", "lost", "duplicated", "time to heal", ""], widths)];
   for (const c of CHECKS) {
@@ -702,7 +758,17 @@ function details(run) {
     checks: Object.fromEntries(
       CHECKS.map((c) => {
         const { last, healedMs } = run.checks[c.id];
-        return [c.id, { checked: last.checked, lost: last.lost, duplicated: last.duplicated, healed_ms: healedMs, lost_ids: last.lostIds.slice(0, 100), duplicated_ids: last.duplicatedIds.slice(0, 100) }];
+        return [
+          c.id,
+          {
+            checked: last.checked,
+            lost: last.lost,
+            duplicated: last.duplicated,
+            healed_ms: healedMs,
+            lost_ids: last.lostIds.slice(0, 100),
+            duplicated_ids: last.duplicatedIds.slice(0, 100),
+          },
+        ];
       }),
     ),
     door_other_answers: run.door.other.slice(0, 50),
@@ -727,7 +793,12 @@ async function main() {
     console.log(`\nKill at ${killAtS} s:`);
     const run = await crashAt(killAtS);
     const snap = run.lastSnapshot ?? { orders: new Map() };
-    const text = [`Kill at ${killAtS} s (SIGKILL ${seconds(run.killedMs)} into the load; the restart took ${seconds(run.restartMs)}):`, ...loadSummary(run).map((l) => `  ${l}`), table(run), ...connectionErrors(run, snap)].join("\n");
+    const text = [
+      `Kill at ${killAtS} s (SIGKILL ${seconds(run.killedMs)} into the load; the restart took ${seconds(run.restartMs)}):`,
+      ...loadSummary(run).map((l) => `  ${l}`),
+      table(run),
+      ...connectionErrors(run, snap),
+    ].join("\n");
     console.log(`\n${text}`);
     printed.push(text);
     const thisFailed = CHECKS.some((c) => verdict(run.checks[c.id]).failed);

@@ -449,7 +449,10 @@ const ALL_ROWS = [
   { id: "uncached_download", label: "GET /tickets/:uid, uncached", run: uncachedDownload },
   { id: "health_end", label: "GET /health, again", run: health },
 ];
-const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const ONLY = (process.env.BENCH_ONLY ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const unknownRows = ONLY.filter((id) => !ALL_ROWS.some((r) => r.id === id));
 if (unknownRows.length > 0) throw new Error(`BENCH_ONLY names unknown rows: ${unknownRows.join(", ")} (rows: ${ALL_ROWS.map((r) => r.id).join(", ")})`);
 // The repeat scans present what the first scans entered.
@@ -496,7 +499,11 @@ function table(rows) {
     [" note", 0, (r) => ` ${r.note ?? ""}`],
   ];
   // Positive widths pad on the right (text), negative ones on the left (figures).
-  const line = (cells) => cells.map((c, i) => (columns[i][1] < 0 ? c.padStart(-columns[i][1]) : c.padEnd(columns[i][1]))).join(" ").trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => (columns[i][1] < 0 ? c.padStart(-columns[i][1]) : c.padEnd(columns[i][1])))
+      .join(" ")
+      .trimEnd();
   return [line(columns.map(([name]) => name)), ...rows.map((r) => line(columns.map(([, , cell]) => cell(r))))].join("\n");
 }
 
@@ -524,7 +531,7 @@ function cpuSnapshot() {
     const ours = new Set([process.pid]);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const [pid, p] of procs) if (!ours.has(pid) && ours.has(p.ppid)) (ours.add(pid), (grew = true));
+      for (const [pid, p] of procs) if (!ours.has(pid) && ours.has(p.ppid)) ours.add(pid), (grew = true);
     }
     let oursTicks = 0;
     for (const pid of ours) oursTicks += procs.get(pid)?.ticks ?? 0;

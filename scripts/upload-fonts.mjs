@@ -40,11 +40,11 @@ mkdirSync(stateDir, { recursive: true });
 const manifest = join(stateDir, "fonts-manifest.json");
 writeFileSync(manifest, JSON.stringify(entries));
 const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-const put = spawnSync(
-  "wrangler",
-  ["r2", "bulk", "put", BUCKET, "--filename", manifest, "--content-type", "font/woff", "--concurrency", "8", ...where],
-  { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CI: "true" }, shell: process.platform === "win32" },
-);
+const put = spawnSync("wrangler", ["r2", "bulk", "put", BUCKET, "--filename", manifest, "--content-type", "font/woff", "--concurrency", "8", ...where], {
+  stdio: ["ignore", "ignore", "inherit"],
+  env: { ...process.env, CI: "true" },
+  shell: process.platform === "win32",
+});
 if (put.status !== 0) process.exit(put.status ?? 1);
 if (!remote) writeFileSync(marker, `${entries.length} files\n`);
 console.log(`Uploaded ${entries.length} font files to ${remote ? "the remote" : "the local"} bucket ${BUCKET} under ${FONT_PREFIX}.`);

@@ -23,7 +23,10 @@ const signingKey = z.strictObject({
   kty: z.literal("OKP"),
   crv: z.literal("Ed25519"),
   x: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-  d: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
+  d: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .optional(),
 });
 
 /** JSON array of Ed25519 JWKs with `kid`: the first signs (needs `d`), all verify. Unset: tickets carry plain ids. */
@@ -57,10 +60,7 @@ const schema = z.object({
     .optional()
     .transform((s) => s?.trim() ?? ""),
   PASSWORD_PEPPER: z.string().min(16, "must be set (at least 16 characters)"),
-  TIMEZONE: z
-    .string()
-    .default("UTC")
-    .refine(isValidTimeZone, "must be an IANA time zone name"),
+  TIMEZONE: z.string().default("UTC").refine(isValidTimeZone, "must be an IANA time zone name"),
   ALLOW_HTTP_OUTBOUND: z
     .string()
     .optional()
@@ -75,12 +75,27 @@ const schema = z.object({
   EMAIL_API_KEY: optionalSecret,
   EMAIL_FROM: z.string().default("tickets@example.com"),
   EMAIL_FROM_NAME: z.string().default("Tickets"),
-  ORDER_HOLD_MINUTES: z.string().default("15").transform(Number).pipe(z.number().int().min(1).max(24 * 60)),
+  ORDER_HOLD_MINUTES: z
+    .string()
+    .default("15")
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 60),
+    ),
   ORDERING_KEY: optionalSecret,
   CORS_ORIGINS: z
     .string()
     .optional()
-    .transform((s) => (s ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
+    .transform((s) =>
+      (s ?? "")
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    ),
   // No default (decisions.md 14): a deployment that forgot its provider must not hand out paid tickets for free.
   PAYMENT_PROVIDER: z.preprocess((s) => (s === "" ? undefined : s), z.enum(["test", "stripe"]).optional()),
   STRIPE_API_URL: z.string().default("https://api.stripe.com"),
@@ -94,11 +109,7 @@ const schema = z.object({
     .string()
     .default("EUR")
     .refine((c) => /^[A-Z]{3}$/.test(c), "must be an ISO 4217 code such as EUR"),
-  LOG_RETENTION_DAYS: z
-    .string()
-    .default("90")
-    .transform(Number)
-    .pipe(z.number().int().min(1)),
+  LOG_RETENTION_DAYS: z.string().default("90").transform(Number).pipe(z.number().int().min(1)),
 });
 
 export interface Config {
@@ -166,10 +177,7 @@ export function loadConfig(env: Env): Config {
   const v = parsed.data;
   const config: Config = {
     apiKeys: v.API_KEY_NEXT ? [v.API_KEY, v.API_KEY_NEXT] : [v.API_KEY],
-    bootstrapAdmin:
-      v.ADMIN_USERNAME && v.ADMIN_PASSWORD
-        ? { username: v.ADMIN_USERNAME, password: v.ADMIN_PASSWORD, email: v.ADMIN_EMAIL }
-        : null,
+    bootstrapAdmin: v.ADMIN_USERNAME && v.ADMIN_PASSWORD ? { username: v.ADMIN_USERNAME, password: v.ADMIN_PASSWORD, email: v.ADMIN_EMAIL } : null,
     passwordPepper: v.PASSWORD_PEPPER,
     timezone: v.TIMEZONE,
     logRetentionDays: v.LOG_RETENTION_DAYS,

@@ -39,11 +39,7 @@ export function retryDelaySeconds(attempts: number): number {
  * Acks each message on its own: one that succeeds is never redone because a neighbour failed. A message that
  * cannot be read, or names no known kind, is logged and dropped, since retrying cannot make it readable.
  */
-export async function consumeJobs(
-  batch: MessageBatch<unknown>,
-  env: Env,
-  handlers: Readonly<Record<string, JobHandler>>,
-): Promise<void> {
+export async function consumeJobs(batch: MessageBatch<unknown>, env: Env, handlers: Readonly<Record<string, JobHandler>>): Promise<void> {
   // Work a handler defers (webhooks fired by the services it calls) is part of its job: awaited before the ack,
   // since a queue invocation may end as soon as the handler returns.
   let deferred: Promise<unknown>[] = [];

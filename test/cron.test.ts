@@ -79,7 +79,10 @@ function later(now: number, held = false): { deps: Deps; sent: JobMessage[] } {
 
 async function enabledHook(name: string, topic: WebhookTopic, behaviour: Parameters<typeof programStub>[1] = {}): Promise<Json> {
   await programStub(name, behaviour);
-  const hook = await expectJson(call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: `secret-${name}`, topic, retry_scheme: "1" } }), 201);
+  const hook = await expectJson(
+    call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: `secret-${name}`, topic, retry_scheme: "1" } }),
+    201,
+  );
   return expectJson(call("PUT", `/admin/webhooks/${hook.id}`, { body: { enabled: true } }), 200);
 }
 
@@ -137,7 +140,11 @@ describe("a crash right after the commit loses nothing", { timeout: 30_000 }, ()
     const [got] = await waitForRequests(name, 1);
     expect(got?.headers["x-evt-webhook-delivery-id"]).toBe(row!.id);
     expect(got?.body).toBe(row!.body);
-    await until("the delivery to finish", async () => (await deliveriesOf(hook.id))[0]!, (d) => d.status === "delivered");
+    await until(
+      "the delivery to finish",
+      async () => (await deliveriesOf(hook.id))[0]!,
+      (d) => d.status === "delivered",
+    );
     expect(await expectJson(call("GET", `/admin/webhooks/${hook.id}`), 200)).toMatchObject({ pending: 0, delivered: 1, retries: 0 });
 
     // Re-driving again changes nothing: the same minute, or much later.
@@ -160,7 +167,11 @@ describe("a crash right after the commit loses nothing", { timeout: 30_000 }, ()
     const first = later(t0 + 61);
     await sweep(first.deps, OTHER_MINUTE);
     expect(resentEmails(first.sent, queued!.id)).toEqual([{ v: 1, kind: "email.send", emailId: queued!.id, attempt: 1 }]);
-    const sent = await until("the email to be sent", async () => (await emailsOf(order.id))[0]!, (e) => e.status === "sent");
+    const sent = await until(
+      "the email to be sent",
+      async () => (await emailsOf(order.id))[0]!,
+      (e) => e.status === "sent",
+    );
     expect(sent.attempts).toBe(1);
 
     const again = later(t0 + 3600);
@@ -213,7 +224,10 @@ describe("a crash right after the commit loses nothing", { timeout: 30_000 }, ()
     expect((await deliveriesOf(hooks.deleted.id)).map((d) => d.body)).toEqual([JSON.stringify({ id: gone.id })]);
 
     const { order: paid } = await placeFinal(depsFromEnv(env, undefined, ORIGIN));
-    await db.update(orders).set({ paymentStatus: "paid", paymentId: `test_${paid.uid}` }).where(eq(orders.id, paid.id));
+    await db
+      .update(orders)
+      .set({ paymentStatus: "paid", paymentId: `test_${paid.uid}` })
+      .where(eq(orders.id, paid.id));
     await refundOrder(deps, paid.id, 0); // nothing to give back: no provider is asked
     const [refund] = await deliveriesOf(hooks.refunded.id);
     expect(JSON.parse(refund!.body)).toMatchObject({ id: paid.id, payment_status: "refunded" });
@@ -239,7 +253,11 @@ describe("re-driving never sends an attempt twice", { timeout: 30_000 }, () => {
     await sweep(sweepRun.deps, OTHER_MINUTE);
     const [resent] = resentDeliveries(sweepRun.sent, row!.id);
     expect(resent).toEqual({ v: 1, kind: "webhook.deliver", deliveryId: row!.id, attempt: 1 });
-    const original = await until("the original message to be sent", async () => resentDeliveries(held, row!.id), (j) => j.length === 1);
+    const original = await until(
+      "the original message to be sent",
+      async () => resentDeliveries(held, row!.id),
+      (j) => j.length === 1,
+    );
     const consumer = { ...depsFromEnv(env, undefined, ORIGIN), now: () => t0 + 70 };
     await attemptDelivery(consumer, resent as WebhookDeliveryJob);
     await attemptDelivery(consumer, original[0] as WebhookDeliveryJob);
@@ -258,7 +276,11 @@ describe("re-driving never sends an attempt twice", { timeout: 30_000 }, () => {
     // The message arrives 100 s late; while the receiver takes its time the sweep runs.
     const consumer = { ...depsFromEnv(env, undefined, ORIGIN), now: () => t0 + 100 };
     const attempt = attemptDelivery(consumer, { v: 1, kind: "webhook.deliver", deliveryId: row!.id, attempt: 1 });
-    await until("the attempt to be claimed", async () => (await deliveriesOf(hook.id))[0]!, (d) => d.attempts === 1);
+    await until(
+      "the attempt to be claimed",
+      async () => (await deliveriesOf(hook.id))[0]!,
+      (d) => d.attempts === 1,
+    );
     const during = later(t0 + 130);
     await sweep(during.deps, OTHER_MINUTE);
     expect(resentDeliveries(during.sent, row!.id)).toEqual([]);
@@ -279,7 +301,11 @@ describe("re-driving never sends an attempt twice", { timeout: 30_000 }, () => {
     const resend = { ...env, EMAIL_PROVIDER: "resend", EMAIL_API_URL: stubUrl(`/${name}/emails`), EMAIL_API_KEY: "re_test" } as typeof env;
     const consumer = { ...depsFromEnv(resend), now: () => t0 + 100 };
     const sending = sendQueuedEmail(consumer, { v: 1, kind: "email.send", emailId: row!.id, attempt: 1 });
-    await until("the send to be claimed", async () => (await emailsOf(order.id))[0]!, (e) => e.attempts === 1);
+    await until(
+      "the send to be claimed",
+      async () => (await emailsOf(order.id))[0]!,
+      (e) => e.attempts === 1,
+    );
     const during = later(t0 + 130);
     await sweep(during.deps, OTHER_MINUTE);
     expect(resentEmails(during.sent, row!.id)).toEqual([]);
@@ -313,7 +339,11 @@ describe("the cron", () => {
 
     await scheduled(OTHER_MINUTE);
     expect(await logged(old)).toBe(1);
-    await until("the stalled email to be sent", async () => (await emailsOf(order.id))[0]!, (e) => e.status === "sent");
+    await until(
+      "the stalled email to be sent",
+      async () => (await emailsOf(order.id))[0]!,
+      (e) => e.status === "sent",
+    );
 
     await scheduled(TENTH_MINUTE);
     expect(await logged(old)).toBe(0);

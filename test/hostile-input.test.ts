@@ -138,7 +138,10 @@ type AnyBody = { json: JsonBody } | { form: FormBody } | null;
 /** An invalid body for what the route takes (JSON, or an upload with a bad file); null for body-less routes. */
 function bodyFor(route: Route): fc.Arbitrary<AnyBody> {
   if (isFormRoute(route) && isJsonRoute(route)) {
-    return fc.oneof(jsonBody(route).map((json) => ({ json })), formBody(route, badPdf).map((form) => ({ form })));
+    return fc.oneof(
+      jsonBody(route).map((json) => ({ json })),
+      formBody(route, badPdf).map((form) => ({ form })),
+    );
   }
   if (isFormRoute(route)) {
     const file = route.path.includes("emaillists") ? badCsv : badPdf;
@@ -275,9 +278,7 @@ describe("hostile input: every route, generated bad requests", () => {
 
   it("path ids: traversal, unicode, huge and odd numbers in every parameter of every route", async () => {
     const statuses = tally();
-    const arb = routeArb((r) => r.params.length > 0).chain((route) =>
-      fc.record({ route: fc.constant(route), segments: segmentsFor(route), body: bodyFor(route) }),
-    );
+    const arb = routeArb((r) => r.params.length > 0).chain((route) => fc.record({ route: fc.constant(route), segments: segmentsFor(route), body: bodyFor(route) }));
     await fc.assert(
       fc.asyncProperty(arb, async ({ route, segments, body }) => {
         const s = spec({ route, path: buildPath(route, segments), headers: goodHeaders(route), body, mustFail: true });
@@ -349,7 +350,10 @@ describe("hostile input: every route, generated bad requests", () => {
     const statuses = tally();
     const odd = fc.oneof(
       badApiKey.map((v) => ({ what: "key", set: { "X-EVT-API-KEY": v } })),
-      fc.constant(null).chain(() => badAuthorization(fx.username)).map((v) => ({ what: "auth", set: { Authorization: v } })),
+      fc
+        .constant(null)
+        .chain(() => badAuthorization(fx.username))
+        .map((v) => ({ what: "auth", set: { Authorization: v } })),
       badIdempotencyKey.map((v) => ({ what: "idempotency", set: { "Idempotency-Key": v } as Record<string, string | null> })),
       fc.constantFrom("0", "abc", "-1", "1e3", "0x10", "99999999999999999999", "1048577", "1, 2", " 12 ").map((v) => ({ what: "length", set: { "Content-Length": v } })),
       fc
@@ -365,12 +369,22 @@ describe("hostile input: every route, generated bad requests", () => {
           "\u00e9",
         )
         .map((v) => ({ what: "type", set: { "Content-Type": v } })),
-      edgeString
-        .filter((s) => !/[\r\n\0]/.test(s) && [...s].every((c) => c.charCodeAt(0) <= 0xff))
-        .map((v) => ({ what: "request id", set: { "X-Request-Id": v } })),
+      edgeString.filter((s) => !/[\r\n\0]/.test(s) && [...s].every((c) => c.charCodeAt(0) <= 0xff)).map((v) => ({ what: "request id", set: { "X-Request-Id": v } })),
       fc
         .record({
-          name: fc.constantFrom("Origin", "Accept", "Accept-Encoding", "X-HTTP-Method-Override", "X-Forwarded-For", "CF-Connecting-IP", "Cookie", "Range", "If-None-Match", "Transfer-Encoding", "Expect"),
+          name: fc.constantFrom(
+            "Origin",
+            "Accept",
+            "Accept-Encoding",
+            "X-HTTP-Method-Override",
+            "X-Forwarded-For",
+            "CF-Connecting-IP",
+            "Cookie",
+            "Range",
+            "If-None-Match",
+            "Transfer-Encoding",
+            "Expect",
+          ),
           value: fc.constantFrom("null", "DELETE", "*/*;q=abc", "bytes=0-1,-5", "*", "chunked", "100-continue", "x".repeat(8000), "\u00ff\u00fe"),
         })
         .map(({ name, value }) => ({ what: "misc", set: { [name]: value } })),
@@ -429,7 +443,11 @@ describe("hostile input: every route, generated bad requests", () => {
   // runtime refuses for GET and HEAD ("Request with a GET or HEAD method cannot have a body"): a 500 on any route.
   it("a GET or HEAD with a Transfer-Encoding header is no 500 (found by the header family)", async () => {
     const statuses: number[] = [];
-    for (const [method, path] of [["GET", "/ticketing/v1/health"], ["GET", "/ticketing/v1/admin/events"], ["HEAD", "/ticketing/v1/admin/users"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/ticketing/v1/health"],
+      ["GET", "/ticketing/v1/admin/events"],
+      ["HEAD", "/ticketing/v1/admin/users"],
+    ] as const) {
       for (const value of ["chunked", "identity", "gzip, chunked"]) {
         const url = `${ORIGIN}${path}`;
         const res = await send(new Request(url, { method, headers: { ...adminHeaders(), "Transfer-Encoding": value } }));

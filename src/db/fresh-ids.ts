@@ -5,11 +5,7 @@ import { isUniqueViolation } from "./client";
  * to something the caller chose (a name, a location) is answered with `explain`'s error instead; five collisions
  * in a row mean something else is wrong, and the database error stands.
  */
-export async function insertWithFreshId<T>(
-  newId: () => string,
-  write: (id: string) => Promise<T>,
-  explain: () => Promise<Error | null>,
-): Promise<T> {
+export async function insertWithFreshId<T>(newId: () => string, write: (id: string) => Promise<T>, explain: () => Promise<Error | null>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await write(newId());

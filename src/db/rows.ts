@@ -1,5 +1,21 @@
 /** What each table's rows look like, for every layer: one place, no queries. */
-import type { applicationPasswords, coupons, emails, events, inputFields, logs, orderClaims, orders, pdfTemplates, scanKeys, ticketTypes, tickets, users, webhookDeliveries, webhooks } from "./schema";
+import type {
+  applicationPasswords,
+  coupons,
+  emails,
+  events,
+  inputFields,
+  logs,
+  orderClaims,
+  orders,
+  pdfTemplates,
+  scanKeys,
+  ticketTypes,
+  tickets,
+  users,
+  webhookDeliveries,
+  webhooks,
+} from "./schema";
 
 export type EmailRow = typeof emails.$inferSelect;
 export type UserRow = typeof users.$inferSelect;

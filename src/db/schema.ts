@@ -178,10 +178,7 @@ export const ticketTypes = sqliteTable(
     personalise: text("personalise", { mode: "json" }).$type<string[]>().notNull(),
     layout: text("layout", { mode: "json" }).$type<string[]>().notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.eventId, t.id] }),
-    uniqueIndex("ticket_types_name_unique").on(t.eventId, t.name),
-  ],
+  (t) => [primaryKey({ columns: [t.eventId, t.id] }), uniqueIndex("ticket_types_name_unique").on(t.eventId, t.name)],
 );
 
 export const INPUT_FIELD_TYPES = ["text", "select", "password", "date", "time"] as const;
@@ -529,7 +526,9 @@ export const webhookDeliveries = sqliteTable(
     // The exact bytes sent (and signed).
     body: text("body").notNull(),
     source: text("source").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     lastExchange: text("last_exchange", { mode: "json" }).$type<RecordedExchange>(),
     createdAt: integer("created_at").notNull(),
@@ -550,7 +549,9 @@ export const emails = sqliteTable(
     fromEmail: text("from_email").notNull().default(""),
     subject: text("subject").notNull(),
     body: text("body").notNull(),
-    status: text("status", { enum: ["queued", "sent", "failed"] }).notNull().default("queued"),
+    status: text("status", { enum: ["queued", "sent", "failed"] })
+      .notNull()
+      .default("queued"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error").notNull().default(""),
     eventId: integer("event_id").notNull().default(0),

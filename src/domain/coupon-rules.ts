@@ -58,7 +58,8 @@ export function checkCoupon(coupon: CouponRow, use: CouponUse): void {
   const overUserLimit = coupon.usageLimitPerUser > 0 && use.usesHeldByOrderer >= coupon.usageLimitPerUser;
   if (overLimit || overUserLimit) throw usageLimitReached();
   if (coupon.emailKey !== "" && coupon.emailKey !== use.emailKey) throw orderError("coupon_wrong_email", "This discount code is linked to another email address");
-  if (coupon.events.length > 0 && !use.eventIds.every((id) => coupon.events.includes(id))) throw orderError("coupon_wrong_event", "This discount code is not linked to this event");
+  if (coupon.events.length > 0 && !use.eventIds.every((id) => coupon.events.includes(id)))
+    throw orderError("coupon_wrong_event", "This discount code is not linked to this event");
   const lines = concerned(coupon, use.lines);
   const tickets = lines.reduce((n, l) => n + l.count, 0);
   const amount = lines.reduce((n, l) => n + l.count * l.unitCents, 0);

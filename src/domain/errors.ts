@@ -19,8 +19,7 @@ export class ApiError extends Error {
 export const noRoute = () => new ApiError(404, "rest_no_route", "No route was found matching the URL and request method.");
 
 /** `rest_<resource>_invalid_id`: a path id that does not exist (or that the caller may not know of). */
-export const invalidId = (resource: string) =>
-  new ApiError(404, `rest_${resource}_invalid_id`, `Invalid ${resource.replace(/_/g, " ")} ID.`);
+export const invalidId = (resource: string) => new ApiError(404, `rest_${resource}_invalid_id`, `Invalid ${resource.replace(/_/g, " ")} ID.`);
 
 export const invalidParams = (params: Record<string, string>) =>
   new ApiError(400, "rest_invalid_param", `Invalid parameter(s): ${Object.keys(params).join(", ")}`, params);
@@ -34,19 +33,15 @@ export const forbidden = (message = "Sorry, you are not allowed to do that.") =>
 
 export const conflict = (message: string, code = "rest_conflict") => new ApiError(409, code, message);
 
-export const payloadTooLarge = (limitBytes: number) =>
-  new ApiError(413, "rest_payload_too_large", `The request body is larger than ${limitBytes} bytes.`);
+export const payloadTooLarge = (limitBytes: number) => new ApiError(413, "rest_payload_too_large", `The request body is larger than ${limitBytes} bytes.`);
 
-export const unsupportedMediaType = (expected: string) =>
-  new ApiError(415, "rest_unsupported_media_type", `The request body must be ${expected}.`);
+export const unsupportedMediaType = (expected: string) => new ApiError(415, "rest_unsupported_media_type", `The request body must be ${expected}.`);
 
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="ticketing"' };
 
-export const notLoggedIn = () =>
-  new ApiError(401, "rest_not_logged_in", "You are not currently logged in.", undefined, BASIC_CHALLENGE);
+export const notLoggedIn = () => new ApiError(401, "rest_not_logged_in", "You are not currently logged in.", undefined, BASIC_CHALLENGE);
 
-export const incorrectPassword = () =>
-  new ApiError(401, "incorrect_password", "The provided username or password is incorrect.", undefined, BASIC_CHALLENGE);
+export const incorrectPassword = () => new ApiError(401, "incorrect_password", "The provided username or password is incorrect.", undefined, BASIC_CHALLENGE);
 
 export const invalidApiKey = (message = "Invalid API key.") => new ApiError(401, "rest_forbidden_api_key", message);
 

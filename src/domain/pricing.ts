@@ -28,9 +28,7 @@ export function spreadDiscount(lineTotals: readonly number[], discount: number):
   if (sum === 0 || discount === 0) return lineTotals.map(() => 0);
   const shares = lineTotals.map((t) => Math.floor((discount * t) / sum));
   let left = discount - shares.reduce((a, b) => a + b, 0);
-  const byRemainder = lineTotals
-    .map((t, i) => ({ i, remainder: (discount * t) % sum }))
-    .sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  const byRemainder = lineTotals.map((t, i) => ({ i, remainder: (discount * t) % sum })).sort((a, b) => b.remainder - a.remainder || a.i - b.i);
   for (const { i } of byRemainder) {
     if (left === 0) break;
     shares[i]! += 1;

@@ -20,9 +20,19 @@ const EXPIRY_RETRY_MS = 60_000;
 export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
 export type ValidTicketsAnswer = { ok: true; tickets: ReturnType<typeof scans.validTickets> } | { ok: false; reason: "stale" | "unknown_key" };
 export type TicketScansAnswer =
-  | { ok: true; ticket: { order_id: number; qrcode: string; event_name: string; ticket_type: string; name: string; email: string; scans: { scan_level: number; scan_date: string; scan_location: string }[] } | null }
+  | {
+      ok: true;
+      ticket: {
+        order_id: number;
+        qrcode: string;
+        event_name: string;
+        ticket_type: string;
+        name: string;
+        email: string;
+        scans: { scan_level: number; scan_date: string; scan_location: string }[];
+      } | null;
+    }
   | { ok: false; reason: "stale" | "unknown_key" };
-
 
 interface LiveOrder {
   id: number;
@@ -158,9 +168,7 @@ export class EventObject extends DurableObject<Env> {
     const found = this.keyFor(key, minVersion);
     if (typeof found === "string") return { ok: false, reason: found };
     const { config, scanKey } = found;
-    const outcome = this.ctx.storage.transactionSync(() =>
-      scans.scan(this.sql, config, scanKey, ticketId, Date.now(), (uid) => ledger.returnUnit(this.sql, uid)),
-    );
+    const outcome = this.ctx.storage.transactionSync(() => scans.scan(this.sql, config, scanKey, ticketId, Date.now(), (uid) => ledger.returnUnit(this.sql, uid)));
     if (outcome.recorded) await this.armFlush();
     return { ok: true, result: outcome.result };
   }

@@ -26,7 +26,10 @@ export interface ScanQueue {
 
 /** The scans table gained these after objects held scans: added in place, so old objects keep their scans. */
 export function createScanOutbox(sql: SqlStorage): void {
-  const columns = sql.exec<{ name: string }>(`PRAGMA table_info(scans)`).toArray().map((c) => c.name);
+  const columns = sql
+    .exec<{ name: string }>(`PRAGMA table_info(scans)`)
+    .toArray()
+    .map((c) => c.name);
   if (!columns.includes("sent_at")) sql.exec(`ALTER TABLE scans ADD COLUMN sent_at INTEGER`);
   if (!columns.includes("sends")) sql.exec(`ALTER TABLE scans ADD COLUMN sends INTEGER NOT NULL DEFAULT 0`);
 }
@@ -74,7 +77,13 @@ export async function sendDueScans(storage: DurableObjectStorage, queue: ScanQue
   for (;;) {
     const due = dueScans(storage.sql, now, SCANS_PER_MESSAGE);
     if (due.length === 0) return;
-    storage.transactionSync(() => markSent(storage.sql, due.map((s) => s.seq), now));
+    storage.transactionSync(() =>
+      markSent(
+        storage.sql,
+        due.map((s) => s.seq),
+        now,
+      ),
+    );
     await queue.send({ v: 1, kind: "scans.record", eventId, scans: due });
   }
 }

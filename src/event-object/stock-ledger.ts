@@ -29,11 +29,7 @@ export interface ObjectTicket {
   typeName: string;
 }
 
-export type ReserveFailure =
-  | { kind: "type"; typeId: string; remaining: number }
-  | { kind: "event"; remaining: number }
-  | { kind: "seats" }
-  | { kind: "stale" };
+export type ReserveFailure = { kind: "type"; typeId: string; remaining: number } | { kind: "event"; remaining: number } | { kind: "seats" } | { kind: "stale" };
 
 /** The seats held come back with a success, lowest plan positions first. */
 export type ReserveResult = { ok: true; seats: Seat[] } | { ok: false; failure: ReserveFailure };
@@ -64,7 +60,10 @@ export function createLedgerTables(sql: SqlStorage): void {
     order_id INTEGER, name TEXT, email TEXT)`);
   sql.exec(`CREATE INDEX IF NOT EXISTS tickets_uid ON tickets (uid)`);
   // Added after the first objects were made: their tickets get the column, empty until re-synced.
-  const columns = sql.exec<{ name: string }>(`PRAGMA table_info(tickets)`).toArray().map((c) => c.name);
+  const columns = sql
+    .exec<{ name: string }>(`PRAGMA table_info(tickets)`)
+    .toArray()
+    .map((c) => c.name);
   if (!columns.includes("type_id")) sql.exec(`ALTER TABLE tickets ADD COLUMN type_id TEXT NOT NULL DEFAULT ''`);
   sql.exec(`CREATE TABLE IF NOT EXISTS seats (seat INTEGER PRIMARY KEY, uid TEXT NOT NULL)`);
   sql.exec(`CREATE INDEX IF NOT EXISTS seats_uid ON seats (uid)`);

@@ -15,4 +15,3 @@ export type AppEnv = {
 };
 
 export type AppContext = Context<AppEnv>;
-

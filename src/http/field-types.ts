@@ -5,11 +5,7 @@ import { isValidTimeZone, isWireDateTime } from "../lib/time";
 
 /** Wire-level field types shared by the request schemas. */
 
-export const emailAddress = z
-  .string()
-  .trim()
-  .max(100, "must be at most 100 characters")
-  .pipe(z.email("must be a valid email address"));
+export const emailAddress = z.string().trim().max(100, "must be at most 100 characters").pipe(z.email("must be a valid email address"));
 
 const isEmail = (s: string) => z.email().safeParse(s).success;
 
@@ -28,12 +24,20 @@ export const eventIdList = z
 export const eventIdCsv = z
   .string()
   .regex(/^\s*(\d{1,15}\s*(,\s*\d{1,15}\s*)*)?$/, "must be comma-separated event ids")
-  .transform((s) => [...new Set(s.split(",").map((p) => p.trim()).filter(Boolean).map(Number))].sort((a, b) => a - b))
+  .transform((s) =>
+    [
+      ...new Set(
+        s
+          .split(",")
+          .map((p) => p.trim())
+          .filter(Boolean)
+          .map(Number),
+      ),
+    ].sort((a, b) => a - b),
+  )
   .pipe(z.array(z.number().int().positive("must be event ids")).max(1000));
 
-export const wireDateTimeOrEmpty = z
-  .string()
-  .refine((s) => s === "" || isWireDateTime(s), 'must be a date-time "YYYY-MM-DD HH:MM:SS" or empty');
+export const wireDateTimeOrEmpty = z.string().refine((s) => s === "" || isWireDateTime(s), 'must be a date-time "YYYY-MM-DD HH:MM:SS" or empty');
 
 export const timeZoneName = z.string().refine(isValidTimeZone, "must be an IANA time zone name such as Europe/Amsterdam");
 

@@ -5,7 +5,10 @@
  */
 export function parseFields(raw: string | undefined): ReadonlySet<string> | null {
   if (raw === undefined) return null;
-  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return names.length === 0 ? null : new Set(names);
 }
 

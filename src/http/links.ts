@@ -47,7 +47,10 @@ export type EmbedRequest = "all" | ReadonlySet<string> | null;
 export function embedRequest(c: Context): EmbedRequest {
   const raw = c.req.query("_embed");
   if (raw === undefined) return null;
-  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0 || (names.length === 1 && (names[0] === "1" || names[0] === "true"))) return "all";
   return new Set(names);
 }

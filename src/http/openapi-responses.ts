@@ -17,13 +17,15 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
     "503": "`rest_payment_unavailable`: the order needs payment and no payment provider is configured; nothing was written.",
   },
   "post /ticketing/v1/admin/events": {
-    "403": "`rest_forbidden`: an organizer named an event it may not manage, in a reference (`stock_link`, `seats.linked_event`, `unique_event_ids`) or through `event_group` (a group holding such an event).",
+    "403":
+      "`rest_forbidden`: an organizer named an event it may not manage, in a reference (`stock_link`, `seats.linked_event`, `unique_event_ids`) or through `event_group` (a group holding such an event).",
   },
   "put /ticketing/v1/admin/events/{id}": {
     "403": "`rest_forbidden`: the event is not the organizer's, or the change adds a reference to (or joins a group holding) an event it may not manage.",
   },
   "get /ticketing/v1/orders/confirm/{token}": {
-    "404": "`rest_order_invalid_id`: no order awaits confirmation with this token. The token comes only in the email that asks for confirmation; an order's uid never confirms.",
+    "404":
+      "`rest_order_invalid_id`: no order awaits confirmation with this token. The token comes only in the email that asks for confirmation; an order's uid never confirms.",
   },
   "get /ticketing/v1/admin/users/{id}/application-passwords": {
     "403": "`rest_forbidden`: an organizer asked about another user's passwords (it may list its own).",

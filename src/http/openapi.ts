@@ -89,8 +89,17 @@ function operation(method: string, path: string, handlers: readonly unknown[]): 
     if (!params.some((p) => p.in === "path" && p.name === name)) params.push({ name, in: "path", required: true, schema: { type: "string" } });
   }
   return {
-    operationId: `${method.toLowerCase()}${path.replace(API_BASE, "").replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
-    tags: [path.replace(`${API_BASE}/`, "").split("/").slice(0, path.includes("/admin/") ? 2 : 1).join("/") || "meta"],
+    operationId: `${method.toLowerCase()}${path
+      .replace(API_BASE, "")
+      .replace(/[{}]/g, "")
+      .replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
+    tags: [
+      path
+        .replace(`${API_BASE}/`, "")
+        .split("/")
+        .slice(0, path.includes("/admin/") ? 2 : 1)
+        .join("/") || "meta",
+    ],
     security: security(path),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body ? { requestBody: { required: true, content: body } } : {}),

@@ -18,12 +18,7 @@ const idList = z
 export const pagingQueryShape = {
   per_page: positiveInt(100).default(10),
   page: positiveInt(Number.MAX_SAFE_INTEGER).default(1),
-  offset: z
-    .string()
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
-    .optional(),
+  offset: z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)).optional(),
   search: z.string().max(200).optional(),
   include: idList.optional(),
   exclude: idList.optional(),
@@ -33,7 +28,6 @@ export const pagingQueryShape = {
 export function orderbyParam<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values).default(values[0]);
 }
-
 
 /**
  * `X-WP-Total`, `X-WP-TotalPages` and `Link` (`prev`/`next`, absolute, keeping every other query parameter).
@@ -67,4 +61,3 @@ export function setUnpagedHeaders(c: Context, total: number): void {
   c.header("X-WP-Total", String(total));
   c.header("X-WP-TotalPages", "1");
 }
-

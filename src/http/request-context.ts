@@ -31,8 +31,18 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const UPLOAD_BODY_LIMIT = 10 * 1024 * 1024;
 
-const jsonLimit = bodyLimit({ maxSize: JSON_BODY_LIMIT, onError: () => { throw payloadTooLarge(JSON_BODY_LIMIT); } });
-const uploadLimit = bodyLimit({ maxSize: UPLOAD_BODY_LIMIT, onError: () => { throw payloadTooLarge(UPLOAD_BODY_LIMIT); } });
+const jsonLimit = bodyLimit({
+  maxSize: JSON_BODY_LIMIT,
+  onError: () => {
+    throw payloadTooLarge(JSON_BODY_LIMIT);
+  },
+});
+const uploadLimit = bodyLimit({
+  maxSize: UPLOAD_BODY_LIMIT,
+  onError: () => {
+    throw payloadTooLarge(UPLOAD_BODY_LIMIT);
+  },
+});
 
 /**
  * Uploads (multipart) may be up to 10 MiB; every other body up to 1 MiB. A GET or HEAD has no body to limit

@@ -98,8 +98,7 @@ function pickKeys(value: unknown, keys: readonly string[]): Record<string, unkno
   return picked;
 }
 
-const jsonObjectSchema = <S extends z.ZodType>(schema: S) =>
-  z.preprocess((raw) => (raw === undefined ? {} : raw), schema);
+const jsonObjectSchema = <S extends z.ZodType>(schema: S) => z.preprocess((raw) => (raw === undefined ? {} : raw), schema);
 
 /** What a client may send back from what it read without meaning it: the links, and what `_embed` added. */
 const IGNORED = ["_links", "_embedded"];

@@ -49,21 +49,7 @@ const EMAIL_DROP = new Set([
 ]);
 
 /** Attributes holding a URL that a browser may load or navigate to. */
-const URL_ATTRIBUTES = new Set([
-  "href",
-  "src",
-  "action",
-  "formaction",
-  "xlink:href",
-  "background",
-  "poster",
-  "dynsrc",
-  "lowsrc",
-  "codebase",
-  "data",
-  "cite",
-  "longdesc",
-]);
+const URL_ATTRIBUTES = new Set(["href", "src", "action", "formaction", "xlink:href", "background", "poster", "dynsrc", "lowsrc", "codebase", "data", "cite", "longdesc"]);
 
 /** The named references that can spell URL or CSS syntax; anything else is refused where it matters. */
 const NAMED_REFERENCES: Record<string, string> = {
@@ -157,9 +143,7 @@ function isDangerousCss(css: string): boolean {
   const text = decodeCssEscapes(decodeReferences(css).replace(/\/\*[\s\S]*?(?:\*\/|$)/g, ""))
     .replace(INVISIBLE, "")
     .toLowerCase();
-  return ["expression(", "javascript:", "vbscript:", "-moz-binding", "behavior:", "behaviour:"].some((bad) =>
-    text.includes(bad),
-  );
+  return ["expression(", "javascript:", "vbscript:", "-moz-binding", "behavior:", "behaviour:"].some((bad) => text.includes(bad));
 }
 
 /** Text that cannot be read as markup: every `<` becomes `&lt;`, entities are left as they are. */

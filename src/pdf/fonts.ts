@@ -78,10 +78,7 @@ export function parseUnicodeRange(css: string): UnicodeRange[] {
  * Faces for a family split by unicode-range, as @fontsource's `unicode.json` (`{"[21]": "U+9F8D,...", "latin":
  * "U+0000-00FF,..."}`) describes it, in the map's order. `file` names where one subset's bytes are found.
  */
-export function facesFromUnicodeRanges(
-  ranges: Readonly<Record<string, string>>,
-  file: (subset: string) => { key: string; load: FontFace["load"] },
-): FontFace[] {
+export function facesFromUnicodeRanges(ranges: Readonly<Record<string, string>>, file: (subset: string) => { key: string; load: FontFace["load"] }): FontFace[] {
   return Object.entries(ranges).map(([subset, css]) => ({ ...file(subset), unicodeRange: parseUnicodeRange(css) }));
 }
 

@@ -30,7 +30,10 @@ const MAX_ROWS = 30;
 
 export async function renderInvoice(view: InvoiceView, fonts?: FontSource): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  const rows = view.rows.length > MAX_ROWS ? [...view.rows.slice(0, MAX_ROWS - 1), [`… ${view.rows.length - MAX_ROWS + 1} more`, "", "", "", ""] as InvoiceView["rows"][number]] : view.rows;
+  const rows =
+    view.rows.length > MAX_ROWS
+      ? [...view.rows.slice(0, MAX_ROWS - 1), [`… ${view.rows.length - MAX_ROWS + 1} more`, "", "", "", ""] as InvoiceView["rows"][number]]
+      : view.rows;
   const all = [view.title, ...view.heading, ...view.details.flat(), ...view.columns, ...rows.flat(), ...view.totals.flat(), view.footer];
   const resources = new SharedResources(doc);
   const typeset = await Typesetter.create(doc, resources, await facesFor(all, fonts));

@@ -80,19 +80,17 @@ const BORDER_WIDTH = 0.75;
  * Characters no supplied font can draw are transliterated or replaced, never a reason to throw; an unreadable
  * template is (the upload check, `pdfTemplateProblem`, keeps those out), and so is an empty list of tickets.
  */
-export async function renderTickets(
-  template: Uint8Array | null,
-  tickets: readonly TicketView[],
-  placement: QrBlockPlacement,
-  fonts?: FontSource,
-): Promise<Uint8Array> {
+export async function renderTickets(template: Uint8Array | null, tickets: readonly TicketView[], placement: QrBlockPlacement, fonts?: FontSource): Promise<Uint8Array> {
   if (tickets.length === 0) throw new RangeError("renderTickets needs at least one ticket: a PDF has at least one page");
   const doc = await PDFDocument.create({ updateMetadata: false });
   const background = template ? await copyTemplate(doc, template) : null;
   const boxes = background?.boxes ?? { mediaBox: [0, 0, A4[0], A4[1]], rotate: 0 };
 
   const views = tickets.map((t) => ({ qr: qrMatrix(String(t.qrPayload ?? "")), lines: (t.lines ?? []).map(clean) }));
-  const faces = await facesFor(views.flatMap((v) => v.lines), fonts);
+  const faces = await facesFor(
+    views.flatMap((v) => v.lines),
+    fonts,
+  );
 
   const resources = new SharedResources(doc);
   if (background?.form) resources.xObjects.set(PDFName.of("Tpl"), background.form);

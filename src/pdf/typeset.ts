@@ -3,18 +3,7 @@
  * that has it (subset-embedded once per document) or, failing that, transliterated into the standard Helvetica
  * (winansi.ts). Lines too wide shrink, then are cut with an ellipsis. Used by the ticket and invoice renderers.
  */
-import {
-  PDFDict,
-  PDFDocument,
-  PDFName,
-  StandardFonts,
-  setFontAndSize,
-  setTextMatrix,
-  showText,
-  type PDFFont,
-  type PDFOperator,
-  type PDFRef,
-} from "pdf-lib";
+import { PDFDict, PDFDocument, PDFName, StandardFonts, setFontAndSize, setTextMatrix, showText, type PDFFont, type PDFOperator, type PDFRef } from "pdf-lib";
 import { cachingFontkit, resolveFaces, type FontSource, type LoadedFace } from "./fonts";
 import { round } from "./qr";
 import { winAnsiCluster } from "./winansi";

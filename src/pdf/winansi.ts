@@ -56,12 +56,7 @@ function base(ch: string): string {
  * (Ж -> Zh) is written in capitals beside another capital (ЖУК -> ZHUK). Never throws; the result may be empty
  * (Ъ, a lone mark) and holds only `charset` characters.
  */
-export function winAnsiCluster(
-  cluster: string,
-  previous: string | undefined,
-  next: string | undefined,
-  charset: ReadonlySet<number>,
-): string {
+export function winAnsiCluster(cluster: string, previous: string | undefined, next: string | undefined, charset: ReadonlySet<number>): string {
   const drawable = (ch: string) => charset.has(ch.codePointAt(0)!);
   const composed = cluster.normalize("NFC");
   if ([...composed].every(drawable)) return composed;

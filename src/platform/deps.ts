@@ -27,9 +27,20 @@ export interface Deps {
 
 export function depsFromEnv(env: Env, waitUntil?: (work: Promise<unknown>) => void, origin?: string): Deps {
   const defer = (work: () => Promise<unknown>) => {
-    const logged = Promise.resolve().then(work).catch((err: unknown) => log("error", "deferred work failed", { error: String(err) }));
+    const logged = Promise.resolve()
+      .then(work)
+      .catch((err: unknown) => log("error", "deferred work failed", { error: String(err) }));
     if (waitUntil) waitUntil(logged);
   };
   const config = loadConfig(env);
-  return { db: openDb(env.DB), config, origin: origin ?? config.publicUrl, now: nowSeconds, eventObjects: eventObjectsFrom(env), files: fileStoreFrom(env), jobs: jobQueueFrom(env), defer };
+  return {
+    db: openDb(env.DB),
+    config,
+    origin: origin ?? config.publicUrl,
+    now: nowSeconds,
+    eventObjects: eventObjectsFrom(env),
+    files: fileStoreFrom(env),
+    jobs: jobQueueFrom(env),
+    defer,
+  };
 }

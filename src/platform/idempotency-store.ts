@@ -17,11 +17,7 @@ export interface StoredAnswer {
   body: string;
 }
 
-export type Claim =
-  | { kind: "claimed" }
-  | { kind: "replay"; answer: StoredAnswer }
-  | { kind: "in_progress"; abandoned: boolean }
-  | { kind: "different_body" };
+export type Claim = { kind: "claimed" } | { kind: "replay"; answer: StoredAnswer } | { kind: "in_progress"; abandoned: boolean } | { kind: "different_body" };
 
 /**
  * Claims `key` for the first request that sends it (one INSERT, so two at once cannot both win). A later request
@@ -32,7 +28,11 @@ export async function claimIdempotencyKey({ db, now }: Deps, scope: string, key:
   await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), lt(idempotencyKeys.createdAt, t - IDEMPOTENCY_TTL_SECONDS)));
   const inserted = await db.insert(idempotencyKeys).values({ scope, key, bodyHash, createdAt: t }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
   if (inserted.length > 0) return { kind: "claimed" };
-  const row = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key))).get();
+  const row = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+    .get();
   if (!row) return claimIdempotencyKey({ db, now } as Deps, scope, key, bodyHash); // deleted meanwhile: try again
   if (row.bodyHash !== bodyHash) return { kind: "different_body" };
   if (row.status === null || row.response === null) {
@@ -64,6 +64,9 @@ export async function settleIdempotencyKey({ db }: Deps, scope: string, key: str
 
 /** The sweep: keys older than a day go. */
 export async function purgeIdempotencyKeys({ db, now }: Deps): Promise<number> {
-  const removed = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, now() - IDEMPOTENCY_TTL_SECONDS)).returning({ key: idempotencyKeys.key });
+  const removed = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, now() - IDEMPOTENCY_TTL_SECONDS))
+    .returning({ key: idempotencyKeys.key });
   return removed.length;
 }

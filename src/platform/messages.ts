@@ -47,7 +47,10 @@ export const orderExpireJob = z.object({
 export const pdfPurgeJob = z.object({
   v: z.literal(1),
   kind: z.literal("pdf.purge"),
-  uids: z.array(z.string().regex(/^[A-Za-z0-9]{40}$/)).max(1000).default([]),
+  uids: z
+    .array(z.string().regex(/^[A-Za-z0-9]{40}$/))
+    .max(1000)
+    .default([]),
   eventIds: z.array(z.number().int().positive()).max(100).default([]),
 });
 export type PdfPurgeJob = z.input<typeof pdfPurgeJob>;

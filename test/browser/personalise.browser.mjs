@@ -258,4 +258,3 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
     assert.equal(new TextDecoder().decode(bytes.slice(0, 5)), "%PDF-");
   });
 });
-

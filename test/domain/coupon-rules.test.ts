@@ -141,12 +141,7 @@ describe("checkCoupon: each rule with its code and text", () => {
     expectRule(coupon({ maximumTickets: 2 }), use(), "coupon_max_tickets", "This discount code allows a maximum of 2 tickets");
     passes(coupon({ tickets: ["VIP"], maximumTickets: 1 }));
     expectRule(coupon({ tickets: ["Regular"], maximumTickets: 1 }), use(), "coupon_max_tickets", "This discount code allows a maximum of 1 tickets Regular");
-    expectRule(
-      coupon({ tickets: ["Regular", "VIP"], maximumTickets: 2 }),
-      use(),
-      "coupon_max_tickets",
-      "This discount code allows a maximum of 2 tickets Regular, VIP",
-    );
+    expectRule(coupon({ tickets: ["Regular", "VIP"], maximumTickets: 2 }), use(), "coupon_max_tickets", "This discount code allows a maximum of 2 tickets Regular, VIP");
   });
 
   it("minimum amount: at list prices, over all lines or the coupon's types; x with two decimals", () => {
@@ -177,7 +172,10 @@ describe("checkCoupon: each rule with its code and text", () => {
   });
 
   it("0 bounds are no bounds", () => {
-    passes(coupon({ minimumTickets: 0, maximumTickets: 0, minimumAmountCents: 0, maximumAmountCents: 0 }), use({ lines: [{ name: "Regular", count: 0, unitCents: 1000 }] }));
+    passes(
+      coupon({ minimumTickets: 0, maximumTickets: 0, minimumAmountCents: 0, maximumAmountCents: 0 }),
+      use({ lines: [{ name: "Regular", count: 0, unitCents: 1000 }] }),
+    );
   });
 });
 

@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/domain/errors";
-import {
-  checkFieldAnswers,
-  checkOrderer,
-  checkSaleWindow,
-  checkTicketLines,
-  isOnSale,
-  readTicketCounts,
-} from "../../src/domain/order-rules";
+import { checkFieldAnswers, checkOrderer, checkSaleWindow, checkTicketLines, isOnSale, readTicketCounts } from "../../src/domain/order-rules";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../../src/db/rows";
 
 /** The order rules of decisions.md 5.4 and 13 ("Orders"), as plain functions. */
@@ -142,12 +135,9 @@ describe("checkOrderer", () => {
     expectRule(() => checkOrderer(name, email), 400, "order_missing_input", "Mandatory input not available");
   });
 
-  it.each(["ann", "ann@", "@example.com", "ann@example", "ann example@example.com", "ann@@example.com", "ann@exa mple.com"])(
-    "refuses the invalid email %j",
-    (email) => {
-      expectRule(() => checkOrderer("Ann", email), 400, "order_invalid_email", "Invalid emailaddress");
-    },
-  );
+  it.each(["ann", "ann@", "@example.com", "ann@example", "ann example@example.com", "ann@@example.com", "ann@exa mple.com"])("refuses the invalid email %j", (email) => {
+    expectRule(() => checkOrderer("Ann", email), 400, "order_invalid_email", "Invalid emailaddress");
+  });
 
   it("allows a name of 50 characters and refuses 51", () => {
     expect(checkOrderer("n".repeat(50), "ann@example.com").name).toHaveLength(50);
@@ -243,7 +233,14 @@ describe("readTicketCounts", () => {
 describe("checkTicketLines", () => {
   it("answers every type in the event's order, ordered or not", () => {
     const [a, b, c] = [ticketType(), ticketType(), ticketType()];
-    const lines = checkTicketLines([a!, b!, c!], new Map([[c!.id, 1], [a!.id, 0], [b!.id, 3]]));
+    const lines = checkTicketLines(
+      [a!, b!, c!],
+      new Map([
+        [c!.id, 1],
+        [a!.id, 0],
+        [b!.id, 3],
+      ]),
+    );
     expect(lines.map((l) => [l.type.id, l.count])).toEqual([
       [a!.id, 0],
       [b!.id, 3],
@@ -253,15 +250,17 @@ describe("checkTicketLines", () => {
 
   it("names the first missing type in the event's order", () => {
     const types = [ticketType({ name: "Early bird" }), ticketType({ name: "Regular" }), ticketType({ name: "VIP" })];
-    expectRule(
-      () => checkTicketLines(types, new Map([[types[0]!.id, 1]])),
-      400,
-      "order_missing_ticket_type",
-      "Missing ticket type: Regular",
-    );
+    expectRule(() => checkTicketLines(types, new Map([[types[0]!.id, 1]])), 400, "order_missing_ticket_type", "Missing ticket type: Regular");
     expectRule(() => checkTicketLines(types, new Map()), 400, "order_missing_ticket_type", "Missing ticket type: Early bird");
     expectRule(
-      () => checkTicketLines(types, new Map([[types[0]!.id, 1], [types[1]!.id, 0]])),
+      () =>
+        checkTicketLines(
+          types,
+          new Map([
+            [types[0]!.id, 1],
+            [types[1]!.id, 0],
+          ]),
+        ),
       400,
       "order_missing_ticket_type",
       "Missing ticket type: VIP",
@@ -281,10 +280,33 @@ describe("checkTicketLines", () => {
   it("applies the minimum only when the count is above 0", () => {
     const min3 = ticketType({ name: "Group", minimumToOrder: 3 });
     const other = ticketType({ name: "Single" });
-    expect(() => checkTicketLines([min3, other], new Map([[min3.id, 0], [other.id, 1]]))).not.toThrow();
-    expect(() => checkTicketLines([min3, other], new Map([[min3.id, 3], [other.id, 0]]))).not.toThrow();
+    expect(() =>
+      checkTicketLines(
+        [min3, other],
+        new Map([
+          [min3.id, 0],
+          [other.id, 1],
+        ]),
+      ),
+    ).not.toThrow();
+    expect(() =>
+      checkTicketLines(
+        [min3, other],
+        new Map([
+          [min3.id, 3],
+          [other.id, 0],
+        ]),
+      ),
+    ).not.toThrow();
     expectRule(
-      () => checkTicketLines([min3, other], new Map([[min3.id, 2], [other.id, 1]])),
+      () =>
+        checkTicketLines(
+          [min3, other],
+          new Map([
+            [min3.id, 2],
+            [other.id, 1],
+          ]),
+        ),
       400,
       "order_wrong_amount",
       "Wrong amount for this ticket type: Group",
@@ -302,16 +324,50 @@ describe("checkTicketLines", () => {
   it("names the first type in event order whose count is wrong", () => {
     const a = ticketType({ name: "A", maximumToOrder: 1 });
     const b = ticketType({ name: "B", maximumToOrder: 1 });
-    expectRule(() => checkTicketLines([a, b], new Map([[b.id, 2], [a.id, 2]])), 400, "order_wrong_amount", "Wrong amount for this ticket type: A");
+    expectRule(
+      () =>
+        checkTicketLines(
+          [a, b],
+          new Map([
+            [b.id, 2],
+            [a.id, 2],
+          ]),
+        ),
+      400,
+      "order_wrong_amount",
+      "Wrong amount for this ticket type: A",
+    );
   });
 
   it("refuses a type id that is not one of the event's, as an invalid tickets parameter", () => {
     const a = ticketType();
-    const err = expectRule(() => checkTicketLines([a], new Map([[a.id, 1], ["vfffff", 1]])), 400, "rest_invalid_param");
+    const err = expectRule(
+      () =>
+        checkTicketLines(
+          [a],
+          new Map([
+            [a.id, 1],
+            ["vfffff", 1],
+          ]),
+        ),
+      400,
+      "rest_invalid_param",
+    );
     expect(err.params!.tickets).toContain("vfffff");
     // Even with a count of 0, and before a missing type is reported.
     const b = ticketType();
-    expectRule(() => checkTicketLines([a, b], new Map([[a.id, 1], ["nope", 0]])), 400, "rest_invalid_param");
+    expectRule(
+      () =>
+        checkTicketLines(
+          [a, b],
+          new Map([
+            [a.id, 1],
+            ["nope", 0],
+          ]),
+        ),
+      400,
+      "rest_invalid_param",
+    );
   });
 });
 
@@ -402,12 +458,9 @@ describe("checkFieldAnswers", () => {
       expect(checkFieldAnswers([date], answers({ [date.id]: value }))[0]!.value).toBe(value);
     });
 
-    it.each(["2024-12-31", "2026-01-01", "2025-02-30", "2025-13-01", "2025-6-15", "15-06-2025", "2025/06/15", "2025-06-15 10:00", "tomorrow"])(
-      "refuses %j",
-      (value) => {
-        expectRule(() => checkFieldAnswers([date], answers({ [date.id]: value })), 400, "order_illegal_field_value");
-      },
-    );
+    it.each(["2024-12-31", "2026-01-01", "2025-02-30", "2025-13-01", "2025-6-15", "15-06-2025", "2025/06/15", "2025-06-15 10:00", "tomorrow"])("refuses %j", (value) => {
+      expectRule(() => checkFieldAnswers([date], answers({ [date.id]: value })), 400, "order_illegal_field_value");
+    });
 
     it("checks only the format without bounds", () => {
       const free = field({ type: "date" });
@@ -456,12 +509,7 @@ describe("checkFieldAnswers", () => {
 
     it("refuses an order that names one", () => {
       const personal = field({ isPersonalised: true });
-      expectRule(
-        () => checkFieldAnswers([personal], answers({ [personal.id]: "Ann" })),
-        400,
-        "order_illegal_field_value",
-        "Illegal value extra input field",
-      );
+      expectRule(() => checkFieldAnswers([personal], answers({ [personal.id]: "Ann" })), 400, "order_illegal_field_value", "Illegal value extra input field");
       // Even with an empty value.
       expectRule(() => checkFieldAnswers([personal], answers({ [personal.id]: "" })), 400, "order_illegal_field_value");
     });
@@ -469,12 +517,7 @@ describe("checkFieldAnswers", () => {
 
   it("refuses an unknown field id", () => {
     const f = field();
-    expectRule(
-      () => checkFieldAnswers([f], answers({ [f.id]: "ok", vnope1: "x" })),
-      400,
-      "order_illegal_field_value",
-      "Illegal value extra input field",
-    );
+    expectRule(() => checkFieldAnswers([f], answers({ [f.id]: "ok", vnope1: "x" })), 400, "order_illegal_field_value", "Illegal value extra input field");
     expectRule(() => checkFieldAnswers([], answers({ vnope1: "" })), 400, "order_illegal_field_value");
   });
 });

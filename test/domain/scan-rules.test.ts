@@ -198,7 +198,13 @@ describe("level 6: reset, always allowed", () => {
     ["exited", [0, 9]],
     ["reset already", [6]],
   ])("succeeds when the ticket is %s", (_label, levels) => {
-    expect(decideScan(levels.map((l) => at(l)), 6, "Desk")).toEqual(OK);
+    expect(
+      decideScan(
+        levels.map((l) => at(l)),
+        6,
+        "Desk",
+      ),
+    ).toEqual(OK);
   });
 
   it("a history that starts with the reset (the ledger's 'since the last reset') behaves as an empty one", () => {

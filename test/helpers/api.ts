@@ -79,14 +79,8 @@ export interface CreatedUser {
   body: any;
 }
 
-export async function createUser(
-  role: "administrator" | "organizer",
-  extra: Record<string, unknown> = {},
-): Promise<CreatedUser> {
+export async function createUser(role: "administrator" | "organizer", extra: Record<string, unknown> = {}): Promise<CreatedUser> {
   const username = unique(role === "administrator" ? "adm" : "org");
-  const body = await expectJson(
-    call("POST", "/admin/users", { body: { username, email: `${username}@example.com`, role, ...extra } }),
-    201,
-  );
+  const body = await expectJson(call("POST", "/admin/users", { body: { username, email: `${username}@example.com`, role, ...extra } }), 201);
   return { id: body.id, username, email: body.email, credentials: { username, password: body.application_password }, body };
 }

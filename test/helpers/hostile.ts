@@ -231,7 +231,7 @@ export function badAuthorization(knownUsername: string): fc.Arbitrary<string | n
   const token = fc.string({ unit: "binary-ascii", minLength: 0, maxLength: 40 });
   return fc.oneof(
     fc.constant(null),
-    fc.constantFrom("", "Basic", "Basic ", "Basic ====", "Basic !!!!", "Bearer abc.def.ghi", "Digest username=\"admin\"", "Basic\tYWRtaW4="),
+    fc.constantFrom("", "Basic", "Basic ", "Basic ====", "Basic !!!!", "Bearer abc.def.ghi", 'Digest username="admin"', "Basic\tYWRtaW4="),
     fc.constant(`Basic ${b64(utf8("no-colon-here"))}`),
     fc.constant(`Basic ${b64(utf8(`:${ADMIN.password}`))}`),
     fc.constant(`Basic ${b64(utf8("admin:"))}`),
@@ -363,7 +363,10 @@ export type QueryPart = { name: string; value: string; raw: boolean };
 const queryName = (known: string[]) =>
   fc.oneof(
     ...(known.length > 0 ? [{ arbitrary: fc.constantFrom(...known), weight: 4 }] : []),
-    { arbitrary: fc.constantFrom("_fields", "_embed", "_envelope", "_method", "page", "per_page", "offset", "orderby", "order", "search", "force", "since", "event_id"), weight: 3 },
+    {
+      arbitrary: fc.constantFrom("_fields", "_embed", "_envelope", "_method", "page", "per_page", "offset", "orderby", "order", "search", "force", "since", "event_id"),
+      weight: 3,
+    },
     { arbitrary: edgeString, weight: 1 },
   );
 
@@ -430,25 +433,59 @@ export function jsonBody(route: Route): fc.Arbitrary<JsonBody> {
   const someFields = fc.array(fc.tuple(known, oddJson), { maxLength: 4 });
   // Never a read-only field's name (an update sets those aside and compares them): odd names, or "x_" and an edge.
   const unknownName = fc
-    .oneof(fc.constantFrom("x_hostile", "__proto__", "constructor", "ID", "Event_Name", "event_name ", "\u0000", "😀", ""), edgeString.map((e) => `x_${e}`))
+    .oneof(
+      fc.constantFrom("x_hostile", "__proto__", "constructor", "ID", "Event_Name", "event_name ", "\u0000", "😀", ""),
+      edgeString.map((e) => `x_${e}`),
+    )
     .filter((n) => !props.includes(n) && !RESERVED_KEYS.has(n));
   const kinds: fc.Arbitrary<JsonBody>[] = [
     fc
       .oneof(
-        fc.constantFrom("{", "}", "{'a':1}", '{"a":1,}', "[1,]", "NaN", "{\"a\":1}{}", "{\"a\" 1}", "undefined", "\ufeff\ufeff{}", "{\"a\":\"\\ud800\\\"}", "tru", "{\"a\":01}", "\u0000"),
+        fc.constantFrom(
+          "{",
+          "}",
+          "{'a':1}",
+          '{"a":1,}',
+          "[1,]",
+          "NaN",
+          '{"a":1}{}',
+          '{"a" 1}',
+          "undefined",
+          "\ufeff\ufeff{}",
+          '{"a":"\\ud800\\"}',
+          "tru",
+          '{"a":01}',
+          "\u0000",
+        ),
         fc.string({ unit: "binary", maxLength: 60 }).map((s) => `{${s}`),
         fc.string({ unit: "binary", maxLength: 60 }).map((s) => `${s}}`),
       )
       .filter((t) => !isJson(t))
       .map((text) => ({ kind: "malformed" as const, text })),
-    fc.record({ depth: fc.constantFrom(1_000, 10_000, 100_000), shape: fc.constantFrom("array" as const, "object" as const, "field" as const) }).map((d) => ({ kind: "deep" as const, ...d })),
+    fc
+      .record({ depth: fc.constantFrom(1_000, 10_000, 100_000), shape: fc.constantFrom("array" as const, "object" as const, "field" as const) })
+      .map((d) => ({ kind: "deep" as const, ...d })),
     fc
       .oneof(fc.array(oddJson, { maxLength: 3 }), fc.string(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null))
       .map((v) => ({ kind: "not-an-object" as const, json: JSON.stringify(v) })),
-    fc.record({ bytes: fc.constantFrom(1024 * 1024 + 1, 1024 * 1024 + 4096, 3 * 1024 * 1024), streamed: fc.boolean() }).map((d) => ({ kind: "oversized" as const, ...d })),
+    fc
+      .record({ bytes: fc.constantFrom(1024 * 1024 + 1, 1024 * 1024 + 4096, 3 * 1024 * 1024), streamed: fc.boolean() })
+      .map((d) => ({ kind: "oversized" as const, ...d })),
     fc
       .record({
-        contentType: fc.constantFrom("text/plain", "application/xml", "text/json", "application/javascript", "application/x-www-form-urlencoded", "application/octet-stream", "json", "*/*", "application/jsonx", "application/ json", "application/json-seq"),
+        contentType: fc.constantFrom(
+          "text/plain",
+          "application/xml",
+          "text/json",
+          "application/javascript",
+          "application/x-www-form-urlencoded",
+          "application/octet-stream",
+          "json",
+          "*/*",
+          "application/jsonx",
+          "application/ json",
+          "application/json-seq",
+        ),
         text: fc.constantFrom('{"x_hostile":1}', "x_hostile=1", "<a/>", "garbage"),
       })
       .map((d) => ({ kind: "wrong-type" as const, ...d })),
@@ -572,8 +609,24 @@ export const badCsv: fc.Arbitrary<FileBody> = fc.oneof(
   fc
     .oneof(
       fc.string({ unit: "binary", maxLength: 300 }),
-      fc.constantFrom("", "\ufeff", "name,email\n", '"unterminated,quote\n', 'a,"b""\n', "a,b,c,d,e\n", "\u0000,\u0000\n", "a;b;c\r\nd;e;f", "=cmd|' /C calc'!A0,x\n", "a,b\n".repeat(1000)),
-      fc.array(fc.array(edgeString, { maxLength: 5 }).map((cells) => cells.join(",")), { maxLength: 20 }).map((rows) => rows.join("\n")),
+      fc.constantFrom(
+        "",
+        "\ufeff",
+        "name,email\n",
+        '"unterminated,quote\n',
+        'a,"b""\n',
+        "a,b,c,d,e\n",
+        "\u0000,\u0000\n",
+        "a;b;c\r\nd;e;f",
+        "=cmd|' /C calc'!A0,x\n",
+        "a,b\n".repeat(1000),
+      ),
+      fc
+        .array(
+          fc.array(edgeString, { maxLength: 5 }).map((cells) => cells.join(",")),
+          { maxLength: 20 },
+        )
+        .map((rows) => rows.join("\n")),
     )
     .map((text) => ({ kind: "csv" as const, text: text.replace(/@/g, "#").replace(/\uff20/g, "#") })),
   fc.uint8Array({ maxLength: 300 }).map((bytes) => ({ kind: "csv-bytes" as const, bytes: noAt(bytes) })),
@@ -598,7 +651,9 @@ export function filePart(file: fc.Arbitrary<FileBody>): fc.Arbitrary<FormPart> {
 /** Other parts: the route's own field names or unknown ones, with edge values. */
 export function textParts(known: string[]): fc.Arbitrary<FormPart[]> {
   const name = fc.oneof(...(known.length > 0 ? [fc.constantFrom(...known)] : []), fc.constantFrom("x_hostile", "__proto__", "file"), edgeString);
-  return fc.array(fc.record({ name, text: fc.oneof(edgeString, fc.constantFrom("ticket", "invoice", "pay", "cancel", "1", "", " ", "t".repeat(201))) }), { maxLength: 3 });
+  return fc.array(fc.record({ name, text: fc.oneof(edgeString, fc.constantFrom("ticket", "invoice", "pay", "cancel", "1", "", " ", "t".repeat(201))) }), {
+    maxLength: 3,
+  });
 }
 
 /**
@@ -606,13 +661,7 @@ export function textParts(known: string[]): fc.Arbitrary<FormPart[]> {
  * whatever its other parts are; the other kinds are refused before any part is looked at.
  */
 /** Raw multipart texts that may parse as a form without parts: refused only where the form requires a part. */
-const MAYBE_EMPTY_MULTIPART = new Set([
-  "",
-  "--b\r\n",
-  "--b--\r\n",
-  '--b\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--b--\r\n',
-  "garbage without any boundary",
-]);
+const MAYBE_EMPTY_MULTIPART = new Set(["", "--b\r\n", "--b--\r\n", "--b\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--b--\r\n", "garbage without any boundary"]);
 
 export function formBody(route: Route, file: fc.Arbitrary<FileBody>): fc.Arbitrary<FormBody> {
   const known = Object.keys(route.formSchema?.properties ?? {}).filter((k) => k !== "file");
@@ -641,7 +690,7 @@ export function formBody(route: Route, file: fc.Arbitrary<FileBody>): fc.Arbitra
             "--b--\r\n",
             '--b\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 truncated',
             '--b\r\nContent-Disposition: form-data; name="file"\r\n\r\nnot a file\r\n--b--\r\n',
-            '--b\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--b--\r\n',
+            "--b\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--b--\r\n",
             '--b\r\nContent-Disposition: form-data; name="\u0000"; filename="\u202e.pdf"\r\nContent-Type: application/pdf\r\n\r\n\u0000\r\n--b--\r\n',
             "garbage without any boundary",
           ),
@@ -650,7 +699,12 @@ export function formBody(route: Route, file: fc.Arbitrary<FileBody>): fc.Arbitra
         .map((d) => ({ kind: "raw-multipart" as const, ...d })),
       weight: 2,
     },
-    { arbitrary: fc.constantFrom("action=", "action=%ff", "action=pay&action=cancel", "x_hostile=1", "%zz=%zz", "&&&==", "title=".concat("t".repeat(300))).map((text) => ({ kind: "urlencoded" as const, text })), weight: 2 },
+    {
+      arbitrary: fc
+        .constantFrom("action=", "action=%ff", "action=pay&action=cancel", "x_hostile=1", "%zz=%zz", "&&&==", "title=".concat("t".repeat(300)))
+        .map((text) => ({ kind: "urlencoded" as const, text })),
+      weight: 2,
+    },
     { arbitrary: fc.constantFrom(2_000, 20_000).map((count) => ({ kind: "many-parts" as const, count })), weight: 1 },
     // JSON where an upload is expected; invalid JSON too, since one route (a template's PUT) takes either.
     { arbitrary: fc.constantFrom('{"x_hostile":1}', "[]", "garbage", '{"title":').map((text) => ({ kind: "json-instead" as const, text })), weight: 1 },

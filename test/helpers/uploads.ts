@@ -92,8 +92,7 @@ export async function encryptPdf(pdf: Uint8Array): Promise<Uint8Array> {
   if (previous === undefined) throw new Error("encryptPdf: no startxref");
   const number = doc.context.largestObjectNumber + 1;
   const objectOffset = pdf.length + 1;
-  const object =
-    `${number} 0 obj\n<< /Filter /Standard /V 1 /R 2 /O (${"O".repeat(32)}) /U (${"U".repeat(32)}) /P -4 >>\nendobj\n`;
+  const object = `${number} 0 obj\n<< /Filter /Standard /V 1 /R 2 /O (${"O".repeat(32)}) /U (${"U".repeat(32)}) /P -4 >>\nendobj\n`;
   const xrefOffset = objectOffset + object.length;
   const update =
     `\n${object}xref\n${number} 1\n${String(objectOffset).padStart(10, "0")} 00000 n \n` +

@@ -43,7 +43,9 @@ const withAddress = (req: Request, address: string) => {
 };
 
 describe("rate limits", () => {
-  it("customer orders with the ordering key: 30 a minute per client address, then 429 with Retry-After; another address is not affected", { timeout: 90_000 }, async () => {
+  it("customer orders with the ordering key: 30 a minute per client address, then 429 with Retry-After; another address is not affected", {
+    timeout: 90_000,
+  }, async () => {
     const event = await createEvent({ event_name: unique("Limited ") });
     await createTicketType(event.id, { name: "Regular" });
     await startOfWindow();
@@ -60,7 +62,10 @@ describe("rate limits", () => {
     await startOfWindow();
     const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}-${unique("server")}`;
     const order = (i: number) =>
-      withAddress(request("POST", `/events/${event.id}/orders`, { auth: null, body: { name: `Buyer ${i}`, email: `buyer${i}@example.com`, tickets: [{ [type.id]: 1 }] } }), address);
+      withAddress(
+        request("POST", `/events/${event.id}/orders`, { auth: null, body: { name: `Buyer ${i}`, email: `buyer${i}@example.com`, tickets: [{ [type.id]: 1 }] } }),
+        address,
+      );
     for (let i = 0; i < 40; i++) expect((await send(order(i))).status).toBe(201);
     // The same address with the publishable key is still limited: the exemption is the API key's alone.
     const browser = () => withAddress(request("POST", `/events/${event.id}/orders`, { key: ORDERING_KEY, auth: null, body: {} }), address);

@@ -10,14 +10,7 @@ import { apiUrl, embedRequest, selfAndCollection, wantsEmbed, withoutLinks } fro
 import { pageWindow } from "../../src/domain/paging";
 import { pagingQueryShape, setPagingHeaders } from "../../src/http/paging";
 import { collection, created, deleted, ok, page } from "../../src/http/respond";
-import {
-  assertReadOnlyUnchanged,
-  createBody,
-  pathId,
-  query,
-  recordedSchemaOf,
-  updateBody,
-} from "../../src/http/validate";
+import { assertReadOnlyUnchanged, createBody, pathId, query, recordedSchemaOf, updateBody } from "../../src/http/validate";
 
 // ---------------------------------------------------------------------------------------------------------------
 // A tiny app wired like src/app.ts, using only the real wire helpers.
@@ -788,7 +781,10 @@ describe("_fields", () => {
   it("applies to every item of a collection(), which sends X-WP-Total and X-WP-TotalPages: 1", async () => {
     const { res, body } = await call("/list?_fields=id,name");
     expect(res.status).toBe(200);
-    expect(body).toEqual([{ id: 1, name: "one" }, { id: 2, name: "two" }]);
+    expect(body).toEqual([
+      { id: 1, name: "one" },
+      { id: 2, name: "two" },
+    ]);
     expect(res.headers.get("X-WP-Total")).toBe("2");
     expect(res.headers.get("X-WP-TotalPages")).toBe("1");
     expect(res.headers.get("Link")).toBeNull();

@@ -11,13 +11,7 @@ const cut = (html: string) => splitHtml(html).map((p) => `${p.text ? "T" : "M"}:
 
 describe("splitHtml", () => {
   it("cuts tags from text, reading quoted values (a > inside one ends nothing) and unquoted ones", () => {
-    expect(cut(`a<p title="x>y" class='b>c' id=z>b</p>c`)).toEqual([
-      "T:a",
-      `M:<p title="x>y" class='b>c' id=z>`,
-      "T:b",
-      "M:</p>",
-      "T:c",
-    ]);
+    expect(cut(`a<p title="x>y" class='b>c' id=z>b</p>c`)).toEqual(["T:a", `M:<p title="x>y" class='b>c' id=z>`, "T:b", "M:</p>", "T:c"]);
     expect(cut(`<a href = "u" / data-x="1"/>t`)).toEqual([`M:<a href = "u" / data-x="1"/>`, "T:t"]);
     expect(cut(`<a x"="y>z">t`)).toEqual([`M:<a x"="y>z">`, "T:t"]);
   });

@@ -79,9 +79,7 @@ describe("formatPhpDate", () => {
   });
 
   it("formats every supported letter at once", () => {
-    expect(formatPhpDate(SAMPLE, [...SUPPORTED].join("|"))).toBe(
-      "05|Tue|5|Tuesday|2|2|64|10|March|03|Mar|3|31|1|2024|24|pm|PM|2|14|02|14|05|09",
-    );
+    expect(formatPhpDate(SAMPLE, [...SUPPORTED].join("|"))).toBe("05|Tue|5|Tuesday|2|2|64|10|March|03|Mar|3|31|1|2024|24|pm|PM|2|14|02|14|05|09");
   });
 
   it("formats days of the month: d and j", () => {
@@ -93,15 +91,7 @@ describe("formatPhpDate", () => {
 
   it("formats weekdays: D, l, N and w", () => {
     // 2024-03-04 was a Monday.
-    const expected = [
-      "Mon Monday 1 1",
-      "Tue Tuesday 2 2",
-      "Wed Wednesday 3 3",
-      "Thu Thursday 4 4",
-      "Fri Friday 5 5",
-      "Sat Saturday 6 6",
-      "Sun Sunday 7 0",
-    ];
+    const expected = ["Mon Monday 1 1", "Tue Tuesday 2 2", "Wed Wednesday 3 3", "Thu Thursday 4 4", "Fri Friday 5 5", "Sat Saturday 6 6", "Sun Sunday 7 0"];
     expected.forEach((text, i) => expect(formatPhpDate(wall(2024, 3, 4 + i), "D l N w")).toBe(text));
     expect(formatPhpDate(wall(1970, 1, 1), "l")).toBe("Thursday");
     expect(formatPhpDate(wall(2000, 1, 1), "l")).toBe("Saturday");
@@ -146,9 +136,7 @@ describe("formatPhpDate", () => {
     const more = ["July", "August", "September", "October", "November", "December"];
     [...names, ...more].forEach((name, i) => {
       const month = i + 1;
-      expect(formatPhpDate(wall(2024, month, 15), "F|m|M|n")).toBe(
-        `${name}|${String(month).padStart(2, "0")}|${name.slice(0, 3)}|${month}`,
-      );
+      expect(formatPhpDate(wall(2024, month, 15), "F|m|M|n")).toBe(`${name}|${String(month).padStart(2, "0")}|${name.slice(0, 3)}|${month}`);
     });
   });
 
@@ -185,9 +173,7 @@ describe("formatPhpDate", () => {
     for (let hour = 0; hour < 24; hour++) {
       const half = hour < 12 ? "am" : "pm";
       expect(formatPhpDate(wall(2024, 3, 5, hour, 30), "g|h|G|H|a|A"), String(hour)).toBe(
-        [g[hour], String(g[hour]).padStart(2, "0"), hour, String(hour).padStart(2, "0"), half, half.toUpperCase()].join(
-          "|",
-        ),
+        [g[hour], String(g[hour]).padStart(2, "0"), hour, String(hour).padStart(2, "0"), half, half.toUpperCase()].join("|"),
       );
     }
     expect(formatPhpDate(wall(2024, 3, 5, 0, 5), "g:i a")).toBe("12:05 am");

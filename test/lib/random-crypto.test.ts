@@ -121,15 +121,11 @@ describe("hmacSha256", () => {
 
   it("signs the empty message (a webhook ping's body)", async () => {
     expect(toHex(await hmacSha256("key", ""))).toBe("5d5d139563c95b5967b9bd9a8c9b233a9dedb45072794cd232dc1b74832607d0");
-    expect(toHex(await hmacSha256("key", new Uint8Array()))).toBe(
-      "5d5d139563c95b5967b9bd9a8c9b233a9dedb45072794cd232dc1b74832607d0",
-    );
+    expect(toHex(await hmacSha256("key", new Uint8Array()))).toBe("5d5d139563c95b5967b9bd9a8c9b233a9dedb45072794cd232dc1b74832607d0");
   });
 
   it("matches a second published vector", async () => {
-    expect(toHex(await hmacSha256("key", "The quick brown fox jumps over the lazy dog"))).toBe(
-      "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8",
-    );
+    expect(toHex(await hmacSha256("key", "The quick brown fox jumps over the lazy dog"))).toBe("f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
   });
 
   it("rejects an empty key: WebCrypto refuses zero-length HMAC keys, so callers must not accept empty secrets", async () => {

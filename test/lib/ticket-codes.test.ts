@@ -216,9 +216,7 @@ describe("key rotation", () => {
 describe("publicKeys()", () => {
   it("lists every configured key, in order: kid, alg, the raw public key, and a public JWK (never d)", () => {
     const views = signerFor(KEYS).publicKeys();
-    expect(views).toStrictEqual(
-      KEYS.map((k) => ({ kid: k.kid, alg: "Ed25519", public_key: k.x, jwk: { kty: "OKP", crv: "Ed25519", x: k.x, kid: k.kid } })),
-    );
+    expect(views).toStrictEqual(KEYS.map((k) => ({ kid: k.kid, alg: "Ed25519", public_key: k.x, jwk: { kty: "OKP", crv: "Ed25519", x: k.x, kid: k.kid } })));
     for (const v of views) {
       expect(Object.keys(v)).toEqual(["kid", "alg", "public_key", "jwk"]);
       expect(Object.keys(v.jwk).sort()).toEqual(["crv", "kid", "kty", "x"]);
@@ -232,7 +230,9 @@ describe("publicKeys()", () => {
   it("the raw public key and the JWK verify the same codes", async () => {
     const code = await signerFor(KEYS).sign(5, TICKET);
     const [kid, eventId, ticketId, signature] = code.split(".") as [string, string, string, string];
-    const view = signerFor(KEYS).publicKeys().find((k) => k.kid === kid)!;
+    const view = signerFor(KEYS)
+      .publicKeys()
+      .find((k) => k.kid === kid)!;
     const raw = await crypto.subtle.importKey("raw", fromBase64url(view.public_key), { name: "Ed25519" }, true, ["verify"]);
     const jwk = await crypto.subtle.importKey("jwk", view.jwk, { name: "Ed25519" }, false, ["verify"]);
     const message = encoder.encode(`${kid}.${eventId}.${ticketId}`);

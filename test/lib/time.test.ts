@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  NEVER,
-  formatDateTime,
-  formatOptionalDateTime,
-  isValidTimeZone,
-  isWireDateTime,
-  parseDateTime,
-  parseWallClock,
-} from "../../src/lib/time";
+import { NEVER, formatDateTime, formatOptionalDateTime, isValidTimeZone, isWireDateTime, parseDateTime, parseWallClock } from "../../src/lib/time";
 
 /** Epoch seconds of a UTC calendar time (month 1-12). */
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s) / 1000;

@@ -15,7 +15,11 @@ const at = migrations.findIndex((m) => m.name.startsWith("0017_"));
 
 const link = (key: string) => `${ORIGIN}/orders/confirm/${key}`;
 const body = (uid: string) => `<p><a href="${link(uid)}">Confirm</a> or open ${link(uid)}</p>`;
-const rows = <T>(sql: string) => db.prepare(sql).all<T>().then((r) => r.results);
+const rows = <T>(sql: string) =>
+  db
+    .prepare(sql)
+    .all<T>()
+    .then((r) => r.results);
 
 beforeAll(async () => {
   expect(at, "migration 0017 exists").toBeGreaterThan(0);

@@ -3,17 +3,7 @@
  * operators renderTickets writes (and simple templates), and text decoding through each font's ToUnicode CMap (or
  * WinAnsi for the standard fonts).
  */
-import {
-  PDFArray,
-  PDFContentStream,
-  PDFDict,
-  PDFName,
-  PDFPage,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  decodePDFRawStream,
-} from "pdf-lib";
+import { PDFArray, PDFContentStream, PDFDict, PDFName, PDFPage, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream } from "pdf-lib";
 
 export type Operand = number | { name: string } | { hex: string } | { literal: string } | Operand[] | { dict: true };
 export interface Op {
@@ -295,7 +285,7 @@ export function readPage(page: PDFPage): PageDrawing {
         const operand = args[0]!;
         const text =
           typeof operand === "object" && "hex" in operand
-            ? font?.decode(operand.hex) ?? ""
+            ? (font?.decode(operand.hex) ?? "")
             : typeof operand === "object" && "literal" in operand
               ? operand.literal
               : "";
@@ -326,6 +316,8 @@ export function xObject(page: PDFPage, name: string): { ref: PDFRef; stream: PDF
 }
 
 export function hexOf(text: string): string {
-  return [...text].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join("").toUpperCase();
+  return [...text]
+    .map((c) => c.charCodeAt(0).toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 }
-

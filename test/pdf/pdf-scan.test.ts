@@ -9,9 +9,7 @@ const latin1 = (bytes: Uint8Array) => new TextDecoder("latin1").decode(bytes);
 /** The data of every stream pdf-lib keeps after loading (object and cross-reference streams it consumes). */
 async function pdfLibStreams(pdf: Uint8Array): Promise<string[]> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  return doc.context
-    .enumerateIndirectObjects()
-    .flatMap(([, object]) => (object instanceof PDFRawStream ? [latin1(object.contents)] : []));
+  return doc.context.enumerateIndirectObjects().flatMap(([, object]) => (object instanceof PDFRawStream ? [latin1(object.contents)] : []));
 }
 
 const scannedStreams = (pdf: Uint8Array) => [...scanObjects(pdf)].flatMap((streams) => streams ?? []).map((s) => latin1(s.data));
@@ -20,20 +18,29 @@ describe("scanObjects", () => {
   it.each<[string, () => Promise<Uint8Array>]>([
     ["a pdf-lib PDF with object streams", () => makePdf(1, { text: "object streams" })],
     ["a pdf-lib PDF with a classic cross-reference table", () => makePdf(2, { text: "classic", useObjectStreams: false })],
-    ["extra streams of every kind", async () =>
-      pdfWithStreams([
-        { data: await deflate(ascii("BT /F1 12 Tf (stream endstream) Tj ET")), dict: { Filter: "FlateDecode" } },
-        { data: ascii("plain (with a ) paren"), dict: { Filter: ["ASCIIHexDecode"] } },
-        { data: new Uint8Array(0) },
-      ], false)],
-    ["a wrong /Length, no /Length, one by reference, and keywords inside the data", async () =>
-      rawPdf([
-        { dict: "/Length 3", data: ascii("ab stream cd endstream ef") },
-        { dict: "/Type /XObject", data: ascii("no length\r\nat all") },
-        { dict: "/Length 4 0 R", data: ascii("length elsewhere") },
-        "16",
-        { dict: "/Length 12 /Filter /None", data: ascii("exactly 12 b") },
-      ])],
+    [
+      "extra streams of every kind",
+      async () =>
+        pdfWithStreams(
+          [
+            { data: await deflate(ascii("BT /F1 12 Tf (stream endstream) Tj ET")), dict: { Filter: "FlateDecode" } },
+            { data: ascii("plain (with a ) paren"), dict: { Filter: ["ASCIIHexDecode"] } },
+            { data: new Uint8Array(0) },
+          ],
+          false,
+        ),
+    ],
+    [
+      "a wrong /Length, no /Length, one by reference, and keywords inside the data",
+      async () =>
+        rawPdf([
+          { dict: "/Length 3", data: ascii("ab stream cd endstream ef") },
+          { dict: "/Type /XObject", data: ascii("no length\r\nat all") },
+          { dict: "/Length 4 0 R", data: ascii("length elsewhere") },
+          "16",
+          { dict: "/Length 12 /Filter /None", data: ascii("exactly 12 b") },
+        ]),
+    ],
   ])("finds every stream pdf-lib finds in %s, with the same bytes", async (_name, build) => {
     const pdf = await build();
     const ours = scannedStreams(pdf);

@@ -15,15 +15,7 @@ import {
 import { describe, expect, it } from "vitest";
 import type { FontSource } from "../../src/pdf/fonts";
 import { QR_ERROR_CORRECTION, QR_QUIET_ZONE_MODULES, qrMatrix, qrRuns } from "../../src/pdf/qr";
-import {
-  A4,
-  BLOCK_HEIGHT_MM,
-  BLOCK_WIDTH_MM,
-  POINTS_PER_MM,
-  renderTickets,
-  type QrBlockPlacement,
-  type TicketView,
-} from "../../src/pdf/render-tickets";
+import { A4, BLOCK_HEIGHT_MM, BLOCK_WIDTH_MM, POINTS_PER_MM, renderTickets, type QrBlockPlacement, type TicketView } from "../../src/pdf/render-tickets";
 import { readPage, streamBytes, tokenize, xObject, type Fill, type PageDrawing } from "./pdf-inspect";
 import { dataUrlBytes, testFontSource } from "./test-fonts";
 
@@ -88,7 +80,9 @@ function close(actual: number, expected: number, tolerance = 0.01) {
   expect(Math.abs(actual - expected), `${actual} ~ ${expected}`).toBeLessThan(tolerance);
 }
 
-async function makeTemplate(options: { size?: [number, number]; rotate?: number; mediaBox?: number[]; cropBox?: number[]; extraStream?: boolean; imageBytes?: number } = {}) {
+async function makeTemplate(
+  options: { size?: [number, number]; rotate?: number; mediaBox?: number[]; cropBox?: number[]; extraStream?: boolean; imageBytes?: number } = {},
+) {
   const doc = await PDFDocument.create();
   const page = doc.addPage(options.size ?? [612, 792]);
   const font = await doc.embedFont(StandardFonts.HelveticaBold);
@@ -156,9 +150,7 @@ describe("pages", () => {
     const shown = templateOps.filter((o) => o.op === "Tj").map((o) => JSON.stringify(o.args[0]));
     expect(shown.join()).toContain("54454D504C415445"); // "TEMPLATE" in hex
     // One form in the whole file, and no page object left over from the copy.
-    const forms = doc.context
-      .enumerateIndirectObjects()
-      .filter(([, o]) => o instanceof PDFRawStream && o.dict.lookup(PDFName.of("Subtype")) === PDFName.of("Form"));
+    const forms = doc.context.enumerateIndirectObjects().filter(([, o]) => o instanceof PDFRawStream && o.dict.lookup(PDFName.of("Subtype")) === PDFName.of("Form"));
     expect(forms).toHaveLength(1);
     const pageObjects = doc.context.enumerateIndirectObjects().filter(([, o]) => o instanceof PDFPageLeaf);
     expect(pageObjects).toHaveLength(2);
@@ -187,7 +179,11 @@ describe("pages", () => {
   it("does not copy the template's content or images per ticket", async () => {
     const template = await makeTemplate({ imageBytes: 60_000 });
     const one = await render([ticket("S000000000000000")], {}, template);
-    const many = await render(Array.from({ length: 20 }, (_, i) => ticket(`S${String(i).padStart(15, "0")}`)), {}, template);
+    const many = await render(
+      Array.from({ length: 20 }, (_, i) => ticket(`S${String(i).padStart(15, "0")}`)),
+      {},
+      template,
+    );
     expect(one.bytes.length).toBeGreaterThan(60_000);
     // 19 more pages of QR code and text: a few kB each, never another copy of the image.
     expect(many.bytes.length - one.bytes.length).toBeLessThan(19 * 3_000);

@@ -16,10 +16,10 @@ const notoSansFiles = (import.meta as unknown as GlobbingMeta).glob("/node_modul
   query: "?inline",
   import: "default",
 });
-const notoSansScFiles = (import.meta as unknown as GlobbingMeta).glob(
-  "/node_modules/@fontsource/noto-sans-sc/files/noto-sans-sc-*-400-normal.woff",
-  { query: "?inline", import: "default" },
-);
+const notoSansScFiles = (import.meta as unknown as GlobbingMeta).glob("/node_modules/@fontsource/noto-sans-sc/files/noto-sans-sc-*-400-normal.woff", {
+  query: "?inline",
+  import: "default",
+});
 
 export function dataUrlBytes(url: string): Uint8Array {
   const binary = atob(url.slice(url.indexOf(",") + 1));
@@ -52,10 +52,7 @@ export function testFontSource(prefix = "test"): CountingFontSource {
       };
     });
   return {
-    faces: [
-      ...family("noto-sans", "noto-sans", notoSansRanges, notoSansFiles),
-      ...family("noto-sans-sc", "noto-sans-sc", notoSansScRanges, notoSansScFiles),
-    ],
+    faces: [...family("noto-sans", "noto-sans", notoSansRanges, notoSansFiles), ...family("noto-sans-sc", "noto-sans-sc", notoSansScRanges, notoSansScFiles)],
     onError: (key, error) => errors.push({ key, error }),
     loads,
     errors,

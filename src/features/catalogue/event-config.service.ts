@@ -60,11 +60,7 @@ export async function pushEventConfig(deps: Deps, eventId: number): Promise<bool
 
 /** Re-pushes events whose object has not confirmed their newest catalogue. Returns how many were repaired. */
 export async function repairEventConfigs(deps: Deps, limit = 200): Promise<number> {
-  const behind = await deps.db
-    .select({ id: events.id })
-    .from(events)
-    .where(lt(events.pushedVersion, events.configVersion))
-    .limit(limit);
+  const behind = await deps.db.select({ id: events.id }).from(events).where(lt(events.pushedVersion, events.configVersion)).limit(limit);
   let repaired = 0;
   for (const { id } of behind) if (await pushEventConfig(deps, id)) repaired += 1;
   return repaired;

@@ -3,15 +3,7 @@ import type { Link, Links } from "../../http/links";
 import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
 import { orderbyParam, pagingQueryShape } from "../../http/paging";
 import { formatOptionalDateTime } from "../../lib/time";
-import {
-  count,
-  emailOrEmpty,
-  eventIdCsv,
-  phpDateFormat,
-  timeZoneName,
-  webUrlOrEmpty,
-  wireDateTimeOrEmpty,
-} from "../../http/field-types";
+import { count, emailOrEmpty, eventIdCsv, phpDateFormat, timeZoneName, webUrlOrEmpty, wireDateTimeOrEmpty } from "../../http/field-types";
 import type { EventRow } from "../../db/rows";
 
 export const EVENT_FLAGS = [
@@ -111,7 +103,10 @@ export const listEventsQuery = z.object({
 export type ListEventsQuery = z.output<typeof listEventsQuery>;
 
 export const deleteEventQuery = z.object({
-  force: z.enum(["true", "false", "1", "0"]).optional().transform((v) => v === "true" || v === "1"),
+  force: z
+    .enum(["true", "false", "1", "0"])
+    .optional()
+    .transform((v) => v === "true" || v === "1"),
 });
 
 export const EVENT_EMBEDS = ["ticket_types", "input_fields", "scan_keys"] as const;

@@ -256,9 +256,7 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
   const referenced = referencedEvents(s, selfId);
   const allIds = [...new Set([...referenced.values()].flat())];
   if (allIds.length > 0) {
-    const found = new Set(
-      (await deps.db.select({ id: events.id }).from(events).where(inIds(events.id, allIds))).map((r) => r.id),
-    );
+    const found = new Set((await deps.db.select({ id: events.id }).from(events).where(inIds(events.id, allIds))).map((r) => r.id));
     for (const [field, ids] of referenced) {
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) problems[field] ??= `names events that do not exist: ${missing.join(", ")}`;
@@ -268,7 +266,10 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
   // Only references this request adds must be the caller's: an administrator may have linked the event to one
   // the organizer cannot see, and the organizer must still be able to change the rest.
   const before = new Set(stored ? [...referencedEvents(stored, selfId).values()].flat() : []);
-  assertEventAccess(user, allIds.filter((id) => !before.has(id)));
+  assertEventAccess(
+    user,
+    allIds.filter((id) => !before.has(id)),
+  );
   await assertGroupManageable(deps, user, s, selfId, stored);
 }
 
@@ -392,4 +393,3 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
   await purgeOrderPdfs(deps, uids);
   eventTopic(deps, "event.deleted", event);
 }
-

@@ -3,13 +3,7 @@ import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import {
-  createInputFieldBody,
-  INPUT_FIELD_CREATE_READ_ONLY,
-  INPUT_FIELD_UPDATE_READ_ONLY,
-  presentInputField,
-  updateInputFieldBody,
-} from "./input-fields.schema";
+import { createInputFieldBody, INPUT_FIELD_CREATE_READ_ONLY, INPUT_FIELD_UPDATE_READ_ONLY, presentInputField, updateInputFieldBody } from "./input-fields.schema";
 import { getEventFor } from "./events.service";
 import { createInputField, deleteInputField, getInputField, listInputFields, updateInputField } from "./input-fields.service";
 
@@ -20,7 +14,10 @@ export const inputFieldsRoutes = new Hono<AppEnv>()
   .get("/", pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
-    return collection(c, (await listInputFields(deps, event.id)).map((f) => presentInputField(c, f)));
+    return collection(
+      c,
+      (await listInputFields(deps, event.id)).map((f) => presentInputField(c, f)),
+    );
   })
 
   .post("/", pathId("event"), createBody(createInputFieldBody, INPUT_FIELD_CREATE_READ_ONLY), async (c) => {

@@ -19,7 +19,11 @@ export function listInputFields({ db }: Deps, eventId: number): Promise<InputFie
 }
 
 export async function getInputField({ db }: Deps, eventId: number, id: string): Promise<InputFieldRow> {
-  const row = await db.select().from(inputFields).where(and(eq(inputFields.eventId, eventId), eq(inputFields.id, id))).get();
+  const row = await db
+    .select()
+    .from(inputFields)
+    .where(and(eq(inputFields.eventId, eventId), eq(inputFields.id, id)))
+    .get();
   if (!row) throw invalidId("input_field");
   return row;
 }
@@ -54,8 +58,7 @@ function referringTicketTypes({ db }: Deps, eventId: number, name: string, lists
 function renameInTicketTypes(deps: Deps, eventId: number, from: string, to: string) {
   const renamed = (column: typeof ticketTypes.personalise | typeof ticketTypes.layout) =>
     sql`(SELECT json_group_array(CASE WHEN value = ${from} THEN ${to} ELSE value END ORDER BY key) FROM json_each(${column}))`;
-  const names = (column: typeof ticketTypes.personalise | typeof ticketTypes.layout) =>
-    sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${from})`;
+  const names = (column: typeof ticketTypes.personalise | typeof ticketTypes.layout) => sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${from})`;
   return deps.db
     .update(ticketTypes)
     .set({ personalise: renamed(ticketTypes.personalise), layout: renamed(ticketTypes.layout) })
@@ -79,7 +82,11 @@ export async function createInputField(deps: Deps, eventId: number, input: Input
       return row!;
     },
     async () => {
-      const clash = await deps.db.select({ id: inputFields.id }).from(inputFields).where(and(eq(inputFields.eventId, eventId), eq(inputFields.name, values.name))).get();
+      const clash = await deps.db
+        .select({ id: inputFields.id })
+        .from(inputFields)
+        .where(and(eq(inputFields.eventId, eventId), eq(inputFields.name, values.name)))
+        .get();
       return clash ? NAME_TAKEN(values.name) : null;
     },
   );

@@ -4,13 +4,7 @@ import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import {
-  createScanKeyBody,
-  presentScanKey,
-  SCAN_KEY_CREATE_READ_ONLY,
-  SCAN_KEY_UPDATE_READ_ONLY,
-  updateScanKeyBody,
-} from "./scan-keys.schema";
+import { createScanKeyBody, presentScanKey, SCAN_KEY_CREATE_READ_ONLY, SCAN_KEY_UPDATE_READ_ONLY, updateScanKeyBody } from "./scan-keys.schema";
 import { getEventFor } from "./events.service";
 import { createScanKey, deleteScanKey, getScanKey, listScanKeys, updateScanKey } from "./scan-keys.service";
 
@@ -21,7 +15,10 @@ export const scanKeysRoutes = new Hono<AppEnv>()
   .get("/", pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
-    return collection(c, (await listScanKeys(deps, event.id)).map((k) => presentScanKey(c, k)));
+    return collection(
+      c,
+      (await listScanKeys(deps, event.id)).map((k) => presentScanKey(c, k)),
+    );
   })
 
   .post("/", pathId("event"), createBody(createScanKeyBody, SCAN_KEY_CREATE_READ_ONLY), async (c) => {

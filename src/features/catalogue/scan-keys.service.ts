@@ -17,7 +17,11 @@ export function listScanKeys({ db }: Deps, eventId: number): Promise<ScanKeyRow[
 }
 
 export async function getScanKey({ db }: Deps, eventId: number, key: string): Promise<ScanKeyRow> {
-  const row = await db.select().from(scanKeys).where(and(eq(scanKeys.eventId, eventId), eq(scanKeys.key, key))).get();
+  const row = await db
+    .select()
+    .from(scanKeys)
+    .where(and(eq(scanKeys.eventId, eventId), eq(scanKeys.key, key)))
+    .get();
   if (!row) throw invalidId("scan_key");
   return row;
 }
@@ -25,7 +29,10 @@ export async function getScanKey({ db }: Deps, eventId: number, key: string): Pr
 async function checkTickets(deps: Deps, eventId: number, tickets: string[]): Promise<void> {
   if (tickets.length === 0) return;
   const types = await deps.db.select({ name: ticketTypes.name }).from(ticketTypes).where(eq(ticketTypes.eventId, eventId));
-  const problem = ticketTypeListProblem(tickets, types.map((t) => t.name));
+  const problem = ticketTypeListProblem(
+    tickets,
+    types.map((t) => t.name),
+  );
   if (problem) throw invalidParams({ tickets: problem });
 }
 

@@ -3,13 +3,7 @@ import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import {
-  createTicketTypeBody,
-  presentTicketType,
-  TICKET_TYPE_CREATE_READ_ONLY,
-  TICKET_TYPE_UPDATE_READ_ONLY,
-  updateTicketTypeBody,
-} from "./ticket-types.schema";
+import { createTicketTypeBody, presentTicketType, TICKET_TYPE_CREATE_READ_ONLY, TICKET_TYPE_UPDATE_READ_ONLY, updateTicketTypeBody } from "./ticket-types.schema";
 import { getEventFor } from "./events.service";
 import { createTicketType, deleteTicketType, getTicketType, listTicketTypes, updateTicketType } from "./ticket-types.service";
 
@@ -20,7 +14,10 @@ export const ticketTypesRoutes = new Hono<AppEnv>()
   .get("/", pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
-    return collection(c, (await listTicketTypes(deps, event.id)).map((t) => presentTicketType(c, t)));
+    return collection(
+      c,
+      (await listTicketTypes(deps, event.id)).map((t) => presentTicketType(c, t)),
+    );
   })
 
   .post("/", pathId("event"), createBody(createTicketTypeBody, TICKET_TYPE_CREATE_READ_ONLY), async (c) => {

@@ -42,7 +42,12 @@ const volumePrice = z
 /** VAT percent 0-100 with at most two decimals, read as hundredths of a percent. */
 const vat = money.refine((hundredths) => hundredths <= 10_000, "must be between 0 and 100");
 
-const name = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").refine((s) => !s.includes(","), "must not contain a comma");
+const name = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(100, "must be at most 100 characters")
+  .refine((s) => !s.includes(","), "must not contain a comma");
 
 const nameList = z.string().max(2000, "must be at most 2000 characters");
 

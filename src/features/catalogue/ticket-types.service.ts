@@ -23,7 +23,11 @@ export function listTicketTypes({ db }: Deps, eventId: number): Promise<TicketTy
 }
 
 export async function getTicketType({ db }: Deps, eventId: number, id: string): Promise<TicketTypeRow> {
-  const row = await db.select().from(ticketTypes).where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.id, id))).get();
+  const row = await db
+    .select()
+    .from(ticketTypes)
+    .where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.id, id)))
+    .get();
   if (!row) throw invalidId("ticket_type");
   return row;
 }
@@ -80,10 +84,7 @@ async function resolve(deps: Deps, user: AuthUser, eventId: number, base: Ticket
     problems.minimum_to_order = "must not be above maximum_to_order";
   }
   if (input.personalise !== undefined || input.layout !== undefined) {
-    const fields = await deps.db
-      .select({ name: inputFields.name, isPersonalised: inputFields.isPersonalised })
-      .from(inputFields)
-      .where(eq(inputFields.eventId, eventId));
+    const fields = await deps.db.select({ name: inputFields.name, isPersonalised: inputFields.isPersonalised }).from(inputFields).where(eq(inputFields.eventId, eventId));
     const personalise = input.personalise === undefined ? null : personaliseProblem(values.personalise, fields);
     if (personalise) problems.personalise = personalise;
     const layout = input.layout === undefined ? null : layoutProblem(values.layout, fields);
@@ -131,7 +132,11 @@ export async function createTicketType(deps: Deps, user: AuthUser, eventId: numb
         return rows[0]!;
       },
       async () => {
-        const clash = await db.select({ id: ticketTypes.id }).from(ticketTypes).where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.name, values.name))).get();
+        const clash = await db
+          .select({ id: ticketTypes.id })
+          .from(ticketTypes)
+          .where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.name, values.name)))
+          .get();
         return clash ? NAME_TAKEN(values.name) : null;
       },
     );

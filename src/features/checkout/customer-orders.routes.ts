@@ -52,4 +52,3 @@ async function recoverOrder(c: AppContext, ref: string): Promise<Response | null
   const committed = await committedCustomerOrder(depsOf(c), ref);
   return committed && answer(c, committed);
 }
-

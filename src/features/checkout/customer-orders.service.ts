@@ -120,7 +120,10 @@ export async function createCustomerOrder(
       totalCents: total,
       currency: first.currency,
       expiresAt,
-      description: dates.map((d) => d.eventName).join(", ").slice(0, 200),
+      description: dates
+        .map((d) => d.eventName)
+        .join(", ")
+        .slice(0, 200),
     });
   } catch (err) {
     // No checkout, no order: the orders are cancelled and their stock given back.
@@ -155,14 +158,22 @@ export async function committedCustomerOrder(deps: Deps, idempotencyRef: string)
     order: first,
     event,
     groupOrders: placed.map((o) => o.id),
-    payment: total > 0 ? { provider: providerOfPayment(first.paymentId).name, checkout_url: first.checkoutUrl, expires_at: formatOptionalDateTime(first.expiresAt, tz) } : null,
+    payment:
+      total > 0 ? { provider: providerOfPayment(first.paymentId).name, checkout_url: first.checkoutUrl, expires_at: formatOptionalDateTime(first.expiresAt, tz) } : null,
     confirmation: first.awaitsConfirmation ? { status: "awaiting", expires_at: formatOptionalDateTime(deadline, tz) } : null,
   };
 }
 
 /** A free order is final at once: its tickets are drawn now (a draft for an open order has none). */
 function withTickets(d: OrderDraft): OrderDraft {
-  return { ...d, seeds: ticketSeeds(d.event, d.lines.filter((l) => l.count > 0), d.children) };
+  return {
+    ...d,
+    seeds: ticketSeeds(
+      d.event,
+      d.lines.filter((l) => l.count > 0),
+      d.children,
+    ),
+  };
 }
 
 /** Answers to the path event's fields, given to another date of the group by field name. */
@@ -177,4 +188,3 @@ async function fieldsByName(deps: Deps, from: EventRow, to: EventRow, sent: Read
   }
   return mapped;
 }
-

@@ -42,7 +42,12 @@ function closedReason(event: EventRow, now: number, remaining: Remaining, typeId
 export async function orderForm(deps: Deps, event: EventRow) {
   const now = deps.now();
   const [{ types, fields }, remaining] = await Promise.all([catalogueOf(deps, event.id), remainingOf(deps, event.id)]);
-  const reason = closedReason(event, now, remaining, types.map((t) => t.id));
+  const reason = closedReason(
+    event,
+    now,
+    remaining,
+    types.map((t) => t.id),
+  );
   const tz = event.timezone;
   const grouped = event.groupType === 1 || event.groupType === 2;
   const dates = grouped

@@ -13,4 +13,3 @@ export const orderStatusRoutes = new Hono<AppEnv>().get("/:id/:uid/status", para
   const { id, uid } = c.req.valid("param");
   return ok(c, await orderStatus(deps, await orderByCapability(deps, id, uid)));
 });
-

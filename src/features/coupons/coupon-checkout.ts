@@ -21,13 +21,7 @@ export interface CouponDraft {
  * spread over the orders in proportion to their list totals. The first order (lowest event id) carries the use.
  * A dashboard `amount` decides the total by itself: the coupon is then checked and counted but discounts nothing.
  */
-export async function applyCoupon<D extends CouponDraft>(
-  deps: Deps,
-  code: string,
-  drafts: readonly D[],
-  email: string,
-  chargedCents?: number,
-): Promise<D[]> {
+export async function applyCoupon<D extends CouponDraft>(deps: Deps, code: string, drafts: readonly D[], email: string, chargedCents?: number): Promise<D[]> {
   // The orders' own events decide (a group's chosen dates, not the path event that may get no order).
   if (!drafts.every((d) => d.event.couponsNeeded)) throw couponNotFound(code);
   const { db } = deps;

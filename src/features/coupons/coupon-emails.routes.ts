@@ -15,8 +15,6 @@ export const couponEmailsRoutes = new Hono<AppEnv>()
     return ok(c, { ...echoCouponCriteria(deps, criteria), ids: await listCouponEmailTargets(deps, c.var.user, criteria) });
   })
 
-  .post("/send", idempotent, createBody(couponEmailsSendBody), async (c) =>
-    ok(c, { errors: await sendCouponEmails(depsOf(c), c.var.user, c.req.valid("json")) }),
-  )
+  .post("/send", idempotent, createBody(couponEmailsSendBody), async (c) => ok(c, { errors: await sendCouponEmails(depsOf(c), c.var.user, c.req.valid("json")) }))
 
   .post("/send-example", createBody(couponEmailExampleBody), async (c) => ok(c, { errors: await sendCouponEmailExample(depsOf(c), c.req.valid("json")) }));

@@ -10,7 +10,10 @@ import { emailAddress, eventIdCsv, money } from "../../http/field-types";
 const dateOrEmpty = z.string().refine((s) => s === "" || isWireDateTime(s), 'must be a date-time "YYYY-MM-DD HH:MM:SS" or empty');
 const wholeOrEmpty = z.union([
   z.number().int("must be a whole number").min(0).max(1_000_000),
-  z.string().regex(/^\d{0,7}$/, "must be a whole number or empty").transform((s) => (s === "" ? 0 : Number(s))),
+  z
+    .string()
+    .regex(/^\d{0,7}$/, "must be a whole number or empty")
+    .transform((s) => (s === "" ? 0 : Number(s))),
 ]);
 const moneyOrEmpty = z.union([z.literal("").transform(() => 0), money]);
 const subject = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
@@ -36,8 +39,10 @@ export const couponEmailsListBody = z
     if (c.bulk_source === "0" && c.template_code === "") ctx.addIssue({ code: "custom", path: ["template_code"], message: "is required when bulk_source is 0" });
     if (c.date_from !== "" && c.date_to !== "" && c.date_to < c.date_from) ctx.addIssue({ code: "custom", path: ["date_to"], message: "must not be before date_from" });
     // 0 is no bound, so only two bounds both given can contradict each other.
-    if (c.tickets_maximum > 0 && c.tickets_minimum > c.tickets_maximum) ctx.addIssue({ code: "custom", path: ["tickets_maximum"], message: "must not be below tickets_minimum" });
-    if (c.amount_maximum > 0 && c.amount_minimum > c.amount_maximum) ctx.addIssue({ code: "custom", path: ["amount_maximum"], message: "must not be below amount_minimum" });
+    if (c.tickets_maximum > 0 && c.tickets_minimum > c.tickets_maximum)
+      ctx.addIssue({ code: "custom", path: ["tickets_maximum"], message: "must not be below tickets_minimum" });
+    if (c.amount_maximum > 0 && c.amount_minimum > c.amount_maximum)
+      ctx.addIssue({ code: "custom", path: ["amount_maximum"], message: "must not be below amount_minimum" });
   });
 export type CouponEmailsCriteria = z.output<typeof couponEmailsListBody>;
 

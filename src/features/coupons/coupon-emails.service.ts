@@ -99,7 +99,14 @@ async function templateCoupon({ db }: Deps, code: string): Promise<CouponRow> {
 }
 
 /** The coupon keywords of decisions.md 9. */
-export function couponKeywords(deps: Deps, coupon: Pick<CouponRow, "code" | "type" | "amountHundredths" | "startDate" | "endDate" | "minimumTickets" | "maximumTickets" | "minimumAmountCents" | "maximumAmountCents">, email: string): KeywordValues {
+export function couponKeywords(
+  deps: Deps,
+  coupon: Pick<
+    CouponRow,
+    "code" | "type" | "amountHundredths" | "startDate" | "endDate" | "minimumTickets" | "maximumTickets" | "minimumAmountCents" | "maximumAmountCents"
+  >,
+  email: string,
+): KeywordValues {
   const money = (cents: number) => (cents === 0 ? "" : `${centsToDecimal(cents)} ${deps.config.currency}`);
   const tz = deps.config.timezone;
   return {
@@ -156,7 +163,12 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
         db.insert(coupons).values({ ...conditions, code, codeKey: code.toLowerCase(), email: entry.email, emailKey: entry.emailKey, createdAt: now, modifiedAt: now }),
       );
       const rendered = renderEmail(template, couponKeywords(deps, { ...base, code }, entry.email));
-      statements.push(db.insert(emails).values(outboxRow(deps, entry.email, rendered, entry.eventId)).returning({ id: emails.id }));
+      statements.push(
+        db
+          .insert(emails)
+          .values(outboxRow(deps, entry.email, rendered, entry.eventId))
+          .returning({ id: emails.id }),
+      );
     }
   } else {
     const rows = await db.select().from(coupons).where(inIds(coupons.id, input.ids));
@@ -168,7 +180,12 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
         continue;
       }
       const rendered = renderEmail(template, couponKeywords(deps, coupon, coupon.email));
-      statements.push(db.insert(emails).values(outboxRow(deps, coupon.email, rendered, coupon.events[0] ?? 0)).returning({ id: emails.id }));
+      statements.push(
+        db
+          .insert(emails)
+          .values(outboxRow(deps, coupon.email, rendered, coupon.events[0] ?? 0))
+          .returning({ id: emails.id }),
+      );
     }
   }
   if (statements.length > 0) {
@@ -193,7 +210,10 @@ export async function sendCouponEmailExample(deps: Deps, input: CouponEmailExamp
     maximumAmountCents: 50_000,
   };
   const rendered = renderEmail({ subject: input.subject, body: await purifyEmailHtml(input.body) }, couponKeywords(deps, sample, input.email));
-  const [row] = await deps.db.insert(emails).values(outboxRow(deps, input.email, rendered, 0)).returning({ id: emails.id });
+  const [row] = await deps.db
+    .insert(emails)
+    .values(outboxRow(deps, input.email, rendered, 0))
+    .returning({ id: emails.id });
   await enqueueEmails(deps, [row!.id]);
   return [];
 }

@@ -15,7 +15,10 @@ export const couponsRoutes = new Hono<AppEnv>()
     const q = c.req.valid("query");
     const { rows, total } = await listCoupons(deps, c.var.user, q);
     setPagingHeaders(c, total, q);
-    return page(c, rows.map((k) => presentCoupon(c, k, deps.config.timezone)));
+    return page(
+      c,
+      rows.map((k) => presentCoupon(c, k, deps.config.timezone)),
+    );
   })
 
   .post("/", createBody(createCouponBody, COUPON_READ_ONLY), async (c) => {

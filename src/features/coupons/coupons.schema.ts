@@ -14,12 +14,7 @@ export const COUPON_TYPES = ["percent", "fixed"] as const satisfies readonly Cou
 export const MAX_PERCENT_HUNDREDTHS = 10_000;
 
 const couponFields = {
-  code: z
-    .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(50, "must be at most 50 characters")
-    .regex(/^\S+$/, "must not contain whitespace"),
+  code: z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters").regex(/^\S+$/, "must not contain whitespace"),
   description: z.string().trim().max(1000, "must be at most 1000 characters"),
   type: z.enum(COUPON_TYPES, `must be one of ${COUPON_TYPES.join(", ")}`),
   individual_use: z.boolean(),

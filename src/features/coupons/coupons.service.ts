@@ -201,12 +201,7 @@ export async function updateCoupon(deps: Deps, user: AuthUser, current: CouponRo
 
 /** `used` back to 0 and `last_used` to never; uses held by open orders are counted from the orders and stay. */
 export async function resetCouponCounters(deps: Deps, current: CouponRow): Promise<CouponRow> {
-  const row = await deps.db
-    .update(coupons)
-    .set({ used: 0, lastUsed: null, modifiedAt: deps.now() })
-    .where(eq(coupons.id, current.id))
-    .returning()
-    .get();
+  const row = await deps.db.update(coupons).set({ used: 0, lastUsed: null, modifiedAt: deps.now() }).where(eq(coupons.id, current.id)).returning().get();
   if (!row) throw invalidId("coupon");
   return row;
 }

@@ -11,7 +11,10 @@ import { getEventFor } from "../catalogue/events.service";
 export const emailListsRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const lists = await listEmailLists(depsOf(c), c.var.user);
-    return collection(c, lists.map((l) => presentEmailList(c, l)));
+    return collection(
+      c,
+      lists.map((l) => presentEmailList(c, l)),
+    );
   })
 
   .get("/:id", pathId("event"), async (c) => {

@@ -71,10 +71,7 @@ export async function uploadEmailList(deps: Deps, eventId: number, file: File): 
   const upserts = [];
   for (let i = 0; i < entries.length; i += CHUNK) upserts.push(upsertChunk(deps, eventId, entries.slice(i, i + CHUNK)));
   // Whether the list is new is read inside the same transaction, so of two first uploads only one is "new".
-  const [before] = await deps.db.batch([
-    deps.db.select({ n: countRows() }).from(emailListEntries).where(eq(emailListEntries.eventId, eventId)),
-    ...upserts,
-  ]);
+  const [before] = await deps.db.batch([deps.db.select({ n: countRows() }).from(emailListEntries).where(eq(emailListEntries.eventId, eventId)), ...upserts]);
   const existed = (before[0]?.n ?? 0) > 0;
   await deps.files.put(`emaillists/${eventId}/${deps.now()}-${crypto.randomUUID()}.csv`, bytes, "text/csv");
   return { created: !existed, total: await totalOf(deps, eventId) };

@@ -4,28 +4,18 @@ import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, formBody, isMultipart, jsonOrForm, pathId, updateBody } from "../../http/validate";
-import {
-  createPdfTemplateForm,
-  PDF_TEMPLATE_READ_ONLY,
-  presentPdfTemplate,
-  updatePdfTemplateForm,
-  updatePdfTemplateJson,
-} from "./pdf-templates.schema";
-import {
-  createPdfTemplate,
-  deletePdfTemplate,
-  getPdfTemplateFor,
-  listPdfTemplates,
-  pdfTemplateFile,
-  updatePdfTemplate,
-} from "./pdf-templates.service";
+import { createPdfTemplateForm, PDF_TEMPLATE_READ_ONLY, presentPdfTemplate, updatePdfTemplateForm, updatePdfTemplateJson } from "./pdf-templates.schema";
+import { createPdfTemplate, deletePdfTemplate, getPdfTemplateFor, listPdfTemplates, pdfTemplateFile, updatePdfTemplate } from "./pdf-templates.service";
 
 /** `/admin/pdf-templates` (spec: PDF templates): an administrator sees all, other users their own. */
 export const pdfTemplatesRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const deps = depsOf(c);
     const rows = await listPdfTemplates(deps, c.var.user);
-    return collection(c, rows.map((r) => presentPdfTemplate(c, r.template, r.username, deps.config.timezone)));
+    return collection(
+      c,
+      rows.map((r) => presentPdfTemplate(c, r.template, r.username, deps.config.timezone)),
+    );
   })
 
   .post("/", formBody(createPdfTemplateForm), async (c) => {
@@ -51,25 +41,20 @@ export const pdfTemplatesRoutes = new Hono<AppEnv>()
     });
   })
 
-  .put(
-    "/:id",
-    pathId("pdf_template"),
-    jsonOrForm(updateBody(updatePdfTemplateJson, PDF_TEMPLATE_READ_ONLY), formBody(updatePdfTemplateForm)),
-    async (c) => {
-      const deps = depsOf(c);
-      const { template, username } = await getPdfTemplateFor(deps, c.var.user, c.req.valid("param").id);
-      let changes;
-      if (isMultipart(c)) {
-        changes = c.req.valid("form");
-      } else {
-        const { patch, readOnlySent } = c.req.valid("json");
-        assertReadOnlyUnchanged(readOnlySent, presentPdfTemplate(c, template, username, deps.config.timezone));
-        changes = patch;
-      }
-      const updated = await updatePdfTemplate(deps, c.var.user, template, changes);
-      return ok(c, presentPdfTemplate(c, updated.template, updated.username, deps.config.timezone));
-    },
-  )
+  .put("/:id", pathId("pdf_template"), jsonOrForm(updateBody(updatePdfTemplateJson, PDF_TEMPLATE_READ_ONLY), formBody(updatePdfTemplateForm)), async (c) => {
+    const deps = depsOf(c);
+    const { template, username } = await getPdfTemplateFor(deps, c.var.user, c.req.valid("param").id);
+    let changes;
+    if (isMultipart(c)) {
+      changes = c.req.valid("form");
+    } else {
+      const { patch, readOnlySent } = c.req.valid("json");
+      assertReadOnlyUnchanged(readOnlySent, presentPdfTemplate(c, template, username, deps.config.timezone));
+      changes = patch;
+    }
+    const updated = await updatePdfTemplate(deps, c.var.user, template, changes);
+    return ok(c, presentPdfTemplate(c, updated.template, updated.username, deps.config.timezone));
+  })
 
   .delete("/:id", pathId("pdf_template"), async (c) => {
     const deps = depsOf(c);

@@ -8,7 +8,15 @@ import type { PdfTemplateRow } from "../../db/rows";
 const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
 const type = z.enum(TEMPLATE_TYPES, `must be one of ${TEMPLATE_TYPES.join(", ")}`);
 /** Form parts are text: a number arrives as "7". */
-const authorId = z.union([z.number(), z.string().regex(/^\d{1,15}$/, "must be a user id").transform(Number)]).pipe(z.number().int().positive("must be a user id"));
+const authorId = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .regex(/^\d{1,15}$/, "must be a user id")
+      .transform(Number),
+  ])
+  .pipe(z.number().int().positive("must be a user id"));
 
 export const PDF_TEMPLATE_READ_ONLY = ["id", "created", "modified", "url", "username"] as const;
 

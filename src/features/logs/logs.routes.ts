@@ -14,7 +14,10 @@ export const logsRoutes = new Hono<AppEnv>()
     const { rows, total } = await listLogs(deps, c.var.user);
     c.header("X-WP-Total", String(total));
     c.header("X-WP-TotalPages", "1");
-    return page(c, rows.map((r) => presentLog(c, r, deps.config.timezone)));
+    return page(
+      c,
+      rows.map((r) => presentLog(c, r, deps.config.timezone)),
+    );
   })
 
   .get("/order/:id", pathId("order"), async (c) => {
@@ -22,7 +25,10 @@ export const logsRoutes = new Hono<AppEnv>()
     const { rows, total } = await listOrderLogs(deps, c.var.user, c.req.valid("param").id);
     c.header("X-WP-Total", String(total));
     c.header("X-WP-TotalPages", "1");
-    return page(c, rows.map((r) => presentLog(c, r, deps.config.timezone)));
+    return page(
+      c,
+      rows.map((r) => presentLog(c, r, deps.config.timezone)),
+    );
   })
 
   /** Not in the spec's table; it makes the entries' `self` links answer. */

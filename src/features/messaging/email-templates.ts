@@ -123,6 +123,5 @@ export function renderEmail(template: { subject: string; body: string }, values:
  */
 const TICKETS_PART = "{%ORDER%}{%PERSONALISE%}{%DOWNLOAD-TICKETS%}";
 export const DEFAULT_ORDER_BODY = `<p>Dear {%NAME%},</p><p>Thank you for your order.</p>${TICKETS_PART}`;
-export const DEFAULT_CONFIRM_BODY =
-  '<p>Dear {%NAME%},</p><p>Please confirm your booking:</p><p><a href="%7B%25CONFIRM%25%7D">Confirm my booking</a></p>';
+export const DEFAULT_CONFIRM_BODY = '<p>Dear {%NAME%},</p><p>Please confirm your booking:</p><p><a href="%7B%25CONFIRM%25%7D">Confirm my booking</a></p>';
 export const DEFAULT_CONFIRMED_BODY = `<p>Dear {%NAME%},</p><p>Your booking is confirmed.</p>${TICKETS_PART}`;

@@ -20,12 +20,19 @@ export const emailsRoutes = new Hono<AppEnv>()
     const q = c.req.valid("query");
     const { rows, total } = await listEmails(deps, q);
     setPagingHeaders(c, total, q);
-    return page(c, rows.map((e) => presentEmail(c, e, deps.config.timezone)));
+    return page(
+      c,
+      rows.map((e) => presentEmail(c, e, deps.config.timezone)),
+    );
   })
 
   .get("/:id", pathId("email"), async (c) => {
     const deps = depsOf(c);
-    const row = await deps.db.select().from(emails).where(eq(emails.id, c.req.valid("param").id)).get();
+    const row = await deps.db
+      .select()
+      .from(emails)
+      .where(eq(emails.id, c.req.valid("param").id))
+      .get();
     if (!row) throw invalidId("email");
     return ok(c, presentEmail(c, row, deps.config.timezone));
   });

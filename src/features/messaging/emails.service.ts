@@ -31,7 +31,11 @@ export interface OutboxEmail {
  */
 export function outboxStatement(deps: Deps, row: OutboxEmail, orderId: number | SQL, onlyIf?: SQL) {
   const { db } = deps;
-  if (!onlyIf) return db.insert(emails).values({ ...row, orderId }).returning({ id: emails.id });
+  if (!onlyIf)
+    return db
+      .insert(emails)
+      .values({ ...row, orderId })
+      .returning({ id: emails.id });
   return insertIf(db, emails, { ...row, orderId: orderId as number }, onlyIf).returning({ id: emails.id });
 }
 
@@ -71,7 +75,10 @@ export async function sendQueuedEmail(deps: Deps, job: EmailJob): Promise<void> 
   }
   const minutes = EMAIL_RETRY_MINUTES[job.attempt - 1];
   if (result.retryable && minutes !== undefined) {
-    await db.update(emails).set({ lastError: result.error, dueAt: now + minutes * 60 }).where(eq(emails.id, claimed.id));
+    await db
+      .update(emails)
+      .set({ lastError: result.error, dueAt: now + minutes * 60 })
+      .where(eq(emails.id, claimed.id));
     await deps.jobs.send({ v: 1, kind: "email.send", emailId: claimed.id, attempt: job.attempt + 1 }, minutes * 60);
     return;
   }

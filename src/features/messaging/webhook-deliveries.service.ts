@@ -77,10 +77,22 @@ export function deliveryStatements(deps: Deps, topic: WebhookTopic, record: Topi
       ? undefined
       : sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${record.eventId} AND ${events.webhooksNeeded} = 1)`;
   const listening = and(eq(webhooks.topic, topic), eq(webhooks.enabled, true), wanted, onlyIf);
-  const row = { id: sql`lower(hex(randomblob(16)))`, webhookId: webhooks.id, topic, eventId: record.eventId, body: record.body, source: record.source, createdAt: now, dueAt: now };
+  const row = {
+    id: sql`lower(hex(randomblob(16)))`,
+    webhookId: webhooks.id,
+    topic,
+    eventId: record.eventId,
+    body: record.body,
+    source: record.source,
+    createdAt: now,
+    dueAt: now,
+  };
   return [
     insertFrom(db, webhookDeliveries, row, sql`${webhooks}`, listening).returning({ deliveryId: webhookDeliveries.id }),
-    db.update(webhooks).set({ pending: sql`${webhooks.pending} + 1` }).where(listening),
+    db
+      .update(webhooks)
+      .set({ pending: sql`${webhooks.pending} + 1` })
+      .where(listening),
   ] as const;
 }
 
@@ -108,7 +120,10 @@ export async function fireTopic(deps: Deps, topic: WebhookTopic, occurrence: Top
   if (!(await isListenedTo(deps, topic))) return 0;
   const [insert, bump] = deliveryStatements(deps, topic, { eventId: occurrence.eventId, body: JSON.stringify(occurrence.payload), source: occurrence.source });
   const [written] = await deps.db.batch([insert, bump]);
-  await enqueueDeliveries(deps, written.map((w) => w.deliveryId));
+  await enqueueDeliveries(
+    deps,
+    written.map((w) => w.deliveryId),
+  );
   return written.length;
 }
 
@@ -152,7 +167,10 @@ export async function attemptDelivery(deps: Deps, job: WebhookDeliveryJob): Prom
   }
   const minutes = hook.retryScheme[job.attempt - 1];
   if (minutes !== undefined) {
-    const recorded = db.update(webhookDeliveries).set({ lastExchange: exchange, dueAt: now + minutes * 60 }).where(eq(webhookDeliveries.id, claimed.id));
+    const recorded = db
+      .update(webhookDeliveries)
+      .set({ lastExchange: exchange, dueAt: now + minutes * 60 })
+      .where(eq(webhookDeliveries.id, claimed.id));
     if (isRetry) await db.batch([recorded, db.update(webhooks).set(retryCounters).where(eq(webhooks.id, hook.id))]);
     else await recorded;
     await deps.jobs.send({ v: 1, kind: "webhook.deliver", deliveryId: claimed.id, attempt: job.attempt + 1 }, minutes * 60);

@@ -6,14 +6,7 @@ import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, keyParam, numericParam, pathId, pathParams, updateBody } from "../../http/validate";
-import {
-  createWebhookBody,
-  presentDelivery,
-  presentPing,
-  presentWebhook,
-  updateWebhookBody,
-  WEBHOOK_READ_ONLY,
-} from "./webhooks.schema";
+import { createWebhookBody, presentDelivery, presentPing, presentWebhook, updateWebhookBody, WEBHOOK_READ_ONLY } from "./webhooks.schema";
 import {
   createWebhook,
   deleteWebhook,
@@ -35,7 +28,10 @@ export const webhooksRoutes = new Hono<AppEnv>()
 
   .get("/", async (c) => {
     const deps = depsOf(c);
-    return collection(c, (await listWebhooks(deps)).map((w) => presentWebhook(c, w, deps.config.timezone)));
+    return collection(
+      c,
+      (await listWebhooks(deps)).map((w) => presentWebhook(c, w, deps.config.timezone)),
+    );
   })
 
   .post("/", createBody(createWebhookBody, WEBHOOK_READ_ONLY), async (c) => {
@@ -81,7 +77,10 @@ export const webhooksRoutes = new Hono<AppEnv>()
   .get("/:id/deliveries", pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     const hook = await getWebhook(deps, c.req.valid("param").id);
-    return collection(c, (await listDeliveries(deps, hook.id)).map((d) => presentDelivery(c, d, deps.config.timezone)));
+    return collection(
+      c,
+      (await listDeliveries(deps, hook.id)).map((d) => presentDelivery(c, d, deps.config.timezone)),
+    );
   })
 
   .get("/:id/deliveries/:deliveryId", deliveryParams, async (c) => {

@@ -25,17 +25,7 @@ const webhookFields = {
   failure_threshold: z.number().int().min(0).max(100_000),
 };
 
-export const WEBHOOK_READ_ONLY = [
-  "id",
-  "pending",
-  "delivered",
-  "retries",
-  "failed",
-  "last_success",
-  "last_retry",
-  "last_failure",
-  "date_created",
-] as const;
+export const WEBHOOK_READ_ONLY = ["id", "pending", "delivered", "retries", "failed", "last_success", "last_retry", "last_failure", "date_created"] as const;
 
 export const createWebhookBody = z
   .strictObject(webhookFields)

@@ -133,9 +133,21 @@ export async function redeliver(deps: Deps, hook: WebhookRow, original: Delivery
   const [rows] = await db.batch([
     db
       .insert(webhookDeliveries)
-      .values({ id: newDeliveryId(), webhookId: hook.id, topic: original.topic, eventId: original.eventId, body: original.body, source: original.source, createdAt: now, dueAt: now })
+      .values({
+        id: newDeliveryId(),
+        webhookId: hook.id,
+        topic: original.topic,
+        eventId: original.eventId,
+        body: original.body,
+        source: original.source,
+        createdAt: now,
+        dueAt: now,
+      })
       .returning(),
-    db.update(webhooks).set({ pending: sql`${webhooks.pending} + 1` }).where(eq(webhooks.id, hook.id)),
+    db
+      .update(webhooks)
+      .set({ pending: sql`${webhooks.pending} + 1` })
+      .where(eq(webhooks.id, hook.id)),
   ]);
   const copy = rows[0]!;
   await deps.jobs.send({ v: 1, kind: "webhook.deliver", deliveryId: copy.id, attempt: 1 });

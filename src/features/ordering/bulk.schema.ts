@@ -7,7 +7,13 @@ import { isWireDateTime } from "../../lib/time";
 const wireDateTime = z.string().refine(isWireDateTime, 'must be a date-time "YYYY-MM-DD HH:MM:SS"');
 
 /** Integers and amounts may arrive as JSON numbers or as numeric strings (form-minded clients). */
-const wholeNumber = z.union([count(), z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number)]);
+const wholeNumber = z.union([
+  count(),
+  z
+    .string()
+    .regex(/^\d{1,9}$/, "must be a whole number")
+    .transform(Number),
+]);
 
 export const orderCriteriaBody = z
   .strictObject({

@@ -82,15 +82,7 @@ export async function syncOrderToObjects(deps: Deps, uid: string, eventIds: read
   const info = { orderId: order.id, name: order.name, email: order.email };
   if (isFinalOrder(order)) {
     const rows = await db.select().from(tickets).where(eq(tickets.orderId, order.id));
-    await Promise.all(
-      eventIds.map((id) =>
-        deps.eventObjects.get(id).confirmWithTickets(
-          uid,
-          rows.filter((t) => t.eventId === id).map(objectTicketOf),
-          info,
-        ),
-      ),
-    );
+    await Promise.all(eventIds.map((id) => deps.eventObjects.get(id).confirmWithTickets(uid, rows.filter((t) => t.eventId === id).map(objectTicketOf), info)));
     return;
   }
   const event = await db.select({ timeout: events.confirmationTimeout }).from(events).where(eq(events.id, order.eventId)).get();
@@ -130,7 +122,11 @@ export async function reconcileObjects(deps: Deps, limit = 200): Promise<number>
   let synced = 0;
   for (const [uid, rows] of byUid) {
     try {
-      await syncOrderToObjects(deps, uid, rows.map((r) => r.eventId));
+      await syncOrderToObjects(
+        deps,
+        uid,
+        rows.map((r) => r.eventId),
+      );
       await Promise.all(rows.map((r) => clearIntent(deps, uid, r.eventId, r.token)));
       synced += 1;
     } catch (err) {

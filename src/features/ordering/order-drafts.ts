@@ -108,7 +108,13 @@ export async function draftOrder(
   const priced = priceLines(lines);
   const totals = orderTotals(priced, options.chargedCents);
   // Tickets exist once an order is final; an open order's come with its payment.
-  const seeds = options.final ? ticketSeeds(event, lines.filter((l) => l.count > 0), children) : [];
+  const seeds = options.final
+    ? ticketSeeds(
+        event,
+        lines.filter((l) => l.count > 0),
+        children,
+      )
+    : [];
   const plan = await planStock(deps, event, lines, seeds, children);
   const passwords = new Map(answers.filter((a) => a.field.type === "password" && a.value !== "").map((a) => [a.field.name, a.value]));
   return { event, uid: newOrderUid(), lines, priced, fields: storedFields(answers), passwords, totals, children, seeds, plan };

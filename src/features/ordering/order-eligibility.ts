@@ -99,7 +99,11 @@ async function checkRemote(deps: Deps, event: EventRow, body: unknown, tickets: 
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   const colon = g.rest_header.indexOf(":");
   if (colon > 0) headers[g.rest_header.slice(0, colon).trim()] = g.rest_header.slice(colon + 1).trim();
-  const x = await exchange(g.rest_url, { method: "POST", headers, body: JSON.stringify(body) }, { allowHttp: deps.config.allowHttpOutbound, timeoutMs: ELIGIBILITY_TIMEOUT_MS });
+  const x = await exchange(
+    g.rest_url,
+    { method: "POST", headers, body: JSON.stringify(body) },
+    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: ELIGIBILITY_TIMEOUT_MS },
+  );
   const fail = async (why: string) => {
     await writeLog(deps, { eventId: event.id, logType: "Eligibility", description: `Eligibility check at ${g.rest_url} failed: ${why}` });
     return notAllowed();

@@ -54,7 +54,10 @@ export async function resendOrderEmails(deps: Deps, user: AuthUser, input: Order
   const rows = await db.select().from(orders).where(inIds(orders.id, input.order_ids));
   const eventIds = [...new Set(rows.map((o) => o.eventId))];
   const eventRows = eventIds.length > 0 ? await db.select().from(events).where(inIds(events.id, eventIds)) : [];
-  const toPersonalise = await ordersToPersonalise(deps, rows.map((o) => o.id));
+  const toPersonalise = await ordersToPersonalise(
+    deps,
+    rows.map((o) => o.id),
+  );
   const byId = new Map(rows.map((o) => [o.id, o]));
   const eventsById = new Map(eventRows.map((e) => [e.id, e]));
   const errors: BulkError[] = [];
@@ -67,7 +70,10 @@ export async function resendOrderEmails(deps: Deps, user: AuthUser, input: Order
   }
   if (statements.length > 0) {
     const written = await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
-    await enqueueEmails(deps, written.flatMap((r) => r.map((e) => e.id)));
+    await enqueueEmails(
+      deps,
+      written.flatMap((r) => r.map((e) => e.id)),
+    );
   }
   return errors;
 }

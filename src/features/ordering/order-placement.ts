@@ -55,7 +55,20 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
       ...(order.couponId === null ? [] : [couponUsed(deps, order.couponId, onlyIf)]),
       ...syncIntents(deps, order.uid, finalEventIds(deductions, seeds), order.finalizeToken, onlyIf),
     ],
-    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order", seeds.some((s) => s.personalise)), orderId, onlyIf) : null,
+    email: event.emailsNeeded
+      ? outboxStatement(
+          deps,
+          orderEmail(
+            deps,
+            order,
+            event,
+            "new-order",
+            seeds.some((s) => s.personalise),
+          ),
+          orderId,
+          onlyIf,
+        )
+      : null,
   };
 }
 
@@ -118,7 +131,15 @@ export async function placeOrders(
   try {
     for (const d of sorted) ordered.push(seated(d, await holdStock(deps, d.uid, d.plan)));
   } catch (err) {
-    await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
+    await Promise.all(
+      ordered.map((d) =>
+        releaseStock(
+          deps,
+          d.uid,
+          d.plan.steps.map((s) => s.eventId),
+        ),
+      ),
+    );
     throw err;
   }
 
@@ -177,12 +198,28 @@ export async function placeOrders(
   try {
     if (Date.now() - heldAt > MAX_HOLD_TO_WRITE_MS) throw new Error("the holds are too old to be written safely");
     const inserts = rows.map(({ id: _id, ...values }) => deps.db.insert(orders).values(values).returning());
-    const results = await deps.db.batch([inserts[0]!, ...inserts.slice(1), ...claimStatements, ...waitIntents, ...finals.flatMap((f) => f.writes), ...created.flat(), ...emailStatements]);
+    const results = await deps.db.batch([
+      inserts[0]!,
+      ...inserts.slice(1),
+      ...claimStatements,
+      ...waitIntents,
+      ...finals.flatMap((f) => f.writes),
+      ...created.flat(),
+      ...emailStatements,
+    ]);
     placed = results.slice(0, rows.length).map((r) => (r as OrderRow[])[0]!);
     emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
     deliveryIds = writtenDeliveries(results);
   } catch (err) {
-    await Promise.all(ordered.map((d) => releaseStock(deps, d.uid, d.plan.steps.map((s) => s.eventId))));
+    await Promise.all(
+      ordered.map((d) =>
+        releaseStock(
+          deps,
+          d.uid,
+          d.plan.steps.map((s) => s.eventId),
+        ),
+      ),
+    );
     // A claim refused in the batch: a parallel order by the same person got there first.
     if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
     if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());
@@ -192,7 +229,11 @@ export async function placeOrders(
   }
 
   if (final) {
-    announceFinal(deps, placed.map((order, i) => ({ order, seeds: ordered[i]!.seeds })), emailIds);
+    announceFinal(
+      deps,
+      placed.map((order, i) => ({ order, seeds: ordered[i]!.seeds })),
+      emailIds,
+    );
     deps.defer(() => enqueueDeliveries(deps, deliveryIds));
   } else {
     // Open orders keep their payment deadline in the objects; unconfirmed ones their confirmation timeout.
@@ -217,4 +258,3 @@ export async function placeOrders(
 export function ordersOfPaymentGroup({ db }: Deps, group: string): Promise<OrderRow[]> {
   return db.select().from(orders).where(eq(orders.paymentGroup, group)).orderBy(orders.eventId);
 }
-

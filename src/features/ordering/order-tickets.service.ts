@@ -78,7 +78,12 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
   const types = await deps.db
     .select()
     .from(ticketTypes)
-    .where(inArray(ticketTypes.id, order.lines.map((l) => l.typeId)));
+    .where(
+      inArray(
+        ticketTypes.id,
+        order.lines.map((l) => l.typeId),
+      ),
+    );
   const byId = new Map(types.filter((t) => t.eventId === event.id).map((t) => [t.id, t]));
   // A type renamed since the order keeps the order's name on its tickets; one deleted since cannot be re-issued.
   const lines: TicketLine[] = order.lines
@@ -94,7 +99,15 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
   const none = sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ${order.id})`;
   const written = await insertTicketRows(deps, order.uid, seeds, none).returning({ id: tickets.id });
   if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
-  await syncObjects(deps, order, seeds.map((s) => ({ ...objectTicket(s), eventId: s.eventId })), ticketEventIds(order, children.map((c) => c.id)));
+  await syncObjects(
+    deps,
+    order,
+    seeds.map((s) => ({ ...objectTicket(s), eventId: s.eventId })),
+    ticketEventIds(
+      order,
+      children.map((c) => c.id),
+    ),
+  );
   await purgeOrderPdfs(deps, [order.uid]);
 }
 
@@ -104,7 +117,14 @@ export async function deleteTickets(deps: Deps, order: OrderRow): Promise<void> 
     revokeTicketRows(deps, eq(tickets.orderId, order.id)),
     deps.db.delete(tickets).where(eq(tickets.orderId, order.id)).returning({ eventId: tickets.eventId }),
   ]);
-  await syncObjects(deps, order, [], ticketEventIds(order, removed.map((r) => r.eventId)));
+  await syncObjects(
+    deps,
+    order,
+    [],
+    ticketEventIds(
+      order,
+      removed.map((r) => r.eventId),
+    ),
+  );
   await purgeOrderPdfs(deps, [order.uid]);
 }
-

@@ -28,13 +28,7 @@ function orderBody(deps: Deps, order: OrderRow, event: EventRow | undefined): SQ
  * the notification commits with the change; none when no webhook listens. Put them after the order's own write
  * and before its delete; after the batch, queue writtenDeliveries(results) with enqueueDeliveries.
  */
-export async function orderTopicStatements(
-  deps: Deps,
-  topic: Extract<WebhookTopic, `order.${string}`>,
-  order: OrderRow,
-  event: EventRow | undefined,
-  onlyIf?: SQL,
-) {
+export async function orderTopicStatements(deps: Deps, topic: Extract<WebhookTopic, `order.${string}`>, order: OrderRow, event: EventRow | undefined, onlyIf?: SQL) {
   if (!(await isListenedTo(deps, topic))) return [];
   const body = topic === "order.deleted" ? JSON.stringify({ id: order.id }) : orderBody(deps, order, event);
   return deliveryStatements(deps, topic, { eventId: order.eventId, body, source: source(deps) }, onlyIf);
@@ -46,6 +40,10 @@ export async function announceDownload(deps: Deps, uid: string, at: number): Pro
   if (!order) return;
   const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
   const qrcodes = (await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id))).map((t) => t.id);
-  const payload = { ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event, deps.config.timezone)), downloaded_at: formatDateTime(at, deps.config.timezone), qrcodes };
+  const payload = {
+    ...withoutLinks(presentOrder(linkBaseOf(deps.origin), order, event, deps.config.timezone)),
+    downloaded_at: formatDateTime(at, deps.config.timezone),
+    qrcodes,
+  };
   await fireTopic(deps, "tickets.downloaded", { eventId: order.eventId, payload, source: source(deps) });
 }

@@ -19,13 +19,26 @@ async function presentOrders(c: AppContext, rows: readonly OrderRow[]) {
   const eventsById = await eventsOf(deps, rows);
   const views = rows.map((o) => presentOrder(c, o, eventsById.get(o.eventId), deps.config.timezone));
   if (!wantsEmbed(embedRequest(c), "tickets")) return views;
-  const all = await ticketsOfOrders(deps, rows.map((o) => o.id));
+  const all = await ticketsOfOrders(
+    deps,
+    rows.map((o) => o.id),
+  );
   return rows.map((o, i) => ({
     ...views[i]!,
-    _embedded: { tickets: [presentOrderTickets(c, o, all.rows.filter((t) => t.orderId === o.id), all.events, all.scans, deps.config.timezone)] },
+    _embedded: {
+      tickets: [
+        presentOrderTickets(
+          c,
+          o,
+          all.rows.filter((t) => t.orderId === o.id),
+          all.events,
+          all.scans,
+          deps.config.timezone,
+        ),
+      ],
+    },
   }));
 }
-
 
 /** `/admin/orders` (spec: Orders; decisions.md 5.2). */
 export const ordersRoutes = new Hono<AppEnv>()

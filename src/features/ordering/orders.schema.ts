@@ -12,21 +12,19 @@ const fieldValue = z.string().max(1000, "must be at most 1000 characters");
  * `fields`: an array of one-entry objects `{"<input field id>": "<value>"}` (like `tickets`), or one plain object
  * of them; `[]` or `{}` when none (decisions.md 12). Read into a map.
  */
-export const orderFieldsInput = z
-  .union([z.array(z.record(z.string(), fieldValue)).max(200), z.record(z.string(), fieldValue)])
-  .transform((value, ctx) => {
-    const map = new Map<string, string>();
-    for (const entry of Array.isArray(value) ? value : [value]) {
-      for (const [id, v] of Object.entries(entry)) {
-        if (map.has(id)) {
-          ctx.addIssue({ code: "custom", message: `names input field ${id} twice` });
-          return z.NEVER;
-        }
-        map.set(id, v);
+export const orderFieldsInput = z.union([z.array(z.record(z.string(), fieldValue)).max(200), z.record(z.string(), fieldValue)]).transform((value, ctx) => {
+  const map = new Map<string, string>();
+  for (const entry of Array.isArray(value) ? value : [value]) {
+    for (const [id, v] of Object.entries(entry)) {
+      if (map.has(id)) {
+        ctx.addIssue({ code: "custom", message: `names input field ${id} twice` });
+        return z.NEVER;
       }
+      map.set(id, v);
     }
-    return map;
-  });
+  }
+  return map;
+});
 
 /** `tickets`: one-entry objects mapping a ticket type id to a count; every type of the event must appear. */
 export const orderTicketsInput = z
@@ -76,7 +74,12 @@ export const ORDER_READ_ONLY = [
 export const updateOrderBody = z
   .strictObject({
     custom_status: z.string().trim().max(100, "must be at most 100 characters"),
-    name: z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters").refine((s) => !hasControlCharacter(s), INVALID_NAME),
+    name: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(50, "must be at most 50 characters")
+      .refine((s) => !hasControlCharacter(s), INVALID_NAME),
     email: z.string().trim().max(100, "must be at most 100 characters").pipe(z.email("must be a valid email address")),
   })
   .partial();

@@ -191,4 +191,3 @@ export async function deleteOrder(deps: Deps, current: OrderRow): Promise<void> 
   await releaseOrder(deps, current.uid, stockEventIds(current.deductions));
   await purgeOrderPdfs(deps, [current.uid]);
 }
-

@@ -58,7 +58,13 @@ export async function passePartoutChildren({ db }: Deps, event: EventRow): Promi
  * units), its linked event (counted units, and the same-named type, names compared case-sensitively), and for a
  * passe-partout one unit per ticket of each child event, which also gets the child tickets.
  */
-export async function planStock(deps: Deps, event: EventRow, lines: readonly TicketLine[], tickets: readonly TicketSeed[], children: readonly EventRow[]): Promise<StockPlan> {
+export async function planStock(
+  deps: Deps,
+  event: EventRow,
+  lines: readonly TicketLine[],
+  tickets: readonly TicketSeed[],
+  children: readonly EventRow[],
+): Promise<StockPlan> {
   const ordered = lines.filter((l) => l.count > 0);
   const counted = ordered.filter((l) => l.type.isCounted).reduce((n, l) => n + l.count, 0);
   const all = ordered.reduce((n, l) => n + l.count, 0);
@@ -209,7 +215,12 @@ export function soldUpdates(deps: Deps, deductions: readonly StockDeduction[], s
       );
     }
     if (d.eventUnits !== 0) {
-      statements.push(db.update(events).set({ sold: sql`${events.sold} + ${sign * d.eventUnits}` }).where(and(eq(events.id, d.eventId), onlyIf)));
+      statements.push(
+        db
+          .update(events)
+          .set({ sold: sql`${events.sold} + ${sign * d.eventUnits}` })
+          .where(and(eq(events.id, d.eventId), onlyIf)),
+      );
     }
   }
   return statements;
@@ -226,13 +237,22 @@ export async function rebuildEventObject(deps: Deps, eventId: number): Promise<v
   const live = await db
     .select()
     .from(orders)
-    .where(
-      and(
-        inArray(orders.paymentStatus, [...LIVE_STATUSES]),
-        sql`EXISTS (SELECT 1 FROM json_each(${orders.deductions}) WHERE value ->> 'eventId' = ${eventId})`,
-      ),
-    );
-  const ticketRows = live.length > 0 ? await db.select().from(tickets).where(and(eq(tickets.eventId, eventId), inIds(tickets.orderId, live.map((o) => o.id)))) : [];
+    .where(and(inArray(orders.paymentStatus, [...LIVE_STATUSES]), sql`EXISTS (SELECT 1 FROM json_each(${orders.deductions}) WHERE value ->> 'eventId' = ${eventId})`));
+  const ticketRows =
+    live.length > 0
+      ? await db
+          .select()
+          .from(tickets)
+          .where(
+            and(
+              eq(tickets.eventId, eventId),
+              inIds(
+                tickets.orderId,
+                live.map((o) => o.id),
+              ),
+            ),
+          )
+      : [];
   const takes = live.map((o) => {
     const mine = o.deductions.filter((d) => d.eventId === eventId);
     const typeUnits: Record<string, number> = {};

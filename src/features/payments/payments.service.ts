@@ -116,7 +116,10 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
       return;
     }
     await deps.db.batch([
-      deps.db.update(orders).set({ paymentStatus: "refunded", paymentId, modifiedAt: deps.now() }).where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "expired"))),
+      deps.db
+        .update(orders)
+        .set({ paymentStatus: "refunded", paymentId, modifiedAt: deps.now() })
+        .where(and(eq(orders.id, order.id), eq(orders.paymentStatus, "expired"))),
       writeLogStatement(deps, {
         eventId: order.eventId,
         orderId: order.id,
@@ -253,7 +256,12 @@ async function reclaim(deps: Deps, order: OrderRow): Promise<void> {
       await deps.db.insert(orderClaims).values({ kind: "cap", eventId: event.id, emailKey: order.emailKey, orderUid: order.uid, units: order.numTickets });
     } catch (err) {
       if (!isCheckViolation(err, "order_claims.cap")) throw err;
-      await writeLog(deps, { eventId: event.id, orderId: order.id, logType: "Payment", description: `Late payment of order ${order.id} passes the email list's cap for ${order.email}.` });
+      await writeLog(deps, {
+        eventId: event.id,
+        orderId: order.id,
+        logType: "Payment",
+        description: `Late payment of order ${order.id} passes the email list's cap for ${order.email}.`,
+      });
     }
   }
 }

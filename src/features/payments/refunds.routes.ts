@@ -29,6 +29,4 @@ export const bulkRefundsRoutes = new Hono<AppEnv>()
     return ok(c, { ...echoCriteria(deps, criteria), order_ids: await selectOrders(deps, c.var.user, criteria, ["paid"]) });
   })
 
-  .post("/refunds/send", idempotent, createBody(refundSendBody), async (c) =>
-    ok(c, { errors: await requestRefunds(depsOf(c), c.var.user, c.req.valid("json")) }),
-  );
+  .post("/refunds/send", idempotent, createBody(refundSendBody), async (c) => ok(c, { errors: await requestRefunds(depsOf(c), c.var.user, c.req.valid("json")) }));

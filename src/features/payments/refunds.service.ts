@@ -73,13 +73,7 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
   const [claimed] = await db
     .update(orders)
     .set({ refundStartedAt: now })
-    .where(
-      and(
-        eq(orders.id, orderId),
-        eq(orders.paymentStatus, "paid"),
-        or(isNull(orders.refundStartedAt), lt(orders.refundStartedAt, now - REFUND_CLAIM_S)),
-      ),
-    )
+    .where(and(eq(orders.id, orderId), eq(orders.paymentStatus, "paid"), or(isNull(orders.refundStartedAt), lt(orders.refundStartedAt, now - REFUND_CLAIM_S))))
     .returning();
   if (!claimed) return; // refunded already, no longer paid, or another consumer is at it
   const amount = Math.min(amountCents, claimed.totalCents);

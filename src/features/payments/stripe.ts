@@ -92,4 +92,3 @@ export async function verifyStripeWebhook(deps: Deps, header: string | undefined
     return null;
   }
 }
-

@@ -17,9 +17,7 @@ export const scansRoutes = new Hono<ScanKeyEnv>()
 
   .get("/tickets", async (c) => ok(c, await validTicketsFor(depsOf(c), c.var.scanKey)))
 
-  .get("/:ticket_id", pathParams({ ticket_id: keyParam("ticket") }), async (c) =>
-    ok(c, await ticketScansFor(depsOf(c), c.var.scanKey, c.req.valid("param").ticket_id)),
-  );
+  .get("/:ticket_id", pathParams({ ticket_id: keyParam("ticket") }), async (c) => ok(c, await ticketScansFor(depsOf(c), c.var.scanKey, c.req.valid("param").ticket_id)));
 
 /** `GET /scan-keys/public-keys` (any scan key): the Ed25519 keys that verify signed ticket codes. */
 export const scanKeyPublicKeysRoutes = new Hono<ScanKeyEnv>().use("*", scanRateLimit, requireScanKey).get("/public-keys", (c) => ok(c, publicKeys(depsOf(c))));

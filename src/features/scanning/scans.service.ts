@@ -31,12 +31,17 @@ export async function recordScans(deps: Deps, job: ScansRecordJob): Promise<numb
       ...(s.level === 6 ? [db.delete(scans).where(sql`${scans.eventId} = ${eventId} AND ${scans.ticketId} = ${s.ticketId} AND ${scans.seq} < ${s.seq}`)] : []),
       ...(s.reloaded
         ? [
-            db.update(events).set({ sold: sql`max(0, ${events.sold} - 1)` }).where(sql`${events.id} = ${eventId} AND ${notReloaded}`),
+            db
+              .update(events)
+              .set({ sold: sql`max(0, ${events.sold} - 1)` })
+              .where(sql`${events.id} = ${eventId} AND ${notReloaded}`),
             // The order holds one counted unit less here, as its hold in the object does: deleting the order or
             // rebuilding the object later counts what is left.
             db
               .update(orders)
-              .set({ deductions: sql`(SELECT json_group_array(json(CASE WHEN key = ${firstCounted(eventId)} THEN json_set(value, '$.eventUnits', (value ->> 'eventUnits') - 1) ELSE value END) ORDER BY key) FROM json_each(${orders.deductions}))` })
+              .set({
+                deductions: sql`(SELECT json_group_array(json(CASE WHEN key = ${firstCounted(eventId)} THEN json_set(value, '$.eventUnits', (value ->> 'eventUnits') - 1) ELSE value END) ORDER BY key) FROM json_each(${orders.deductions}))`,
+              })
               .where(sql`${orders.id} = ${s.orderId} AND ${notReloaded}`),
             db.insert(scanReloads).values({ eventId, seq: s.seq }).onConflictDoNothing(),
           ]
@@ -57,8 +62,7 @@ export async function recordScans(deps: Deps, job: ScansRecordJob): Promise<numb
           reloaded: s.reloaded,
         },
         sql`${notWritten} AND ${notReset}`,
-      )
-        .returning({ seq: scans.seq }),
+      ).returning({ seq: scans.seq }),
     ];
   });
   const results = (await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]])) as unknown[];

@@ -36,7 +36,19 @@ async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (minVers
 
 /** The answer for a code refused at the edge (forged, altered, unknown key id, another event's): not found. */
 function notFoundHere(use: ScanKeyUse): ScanResult {
-  return { order_id: 0, qrcode: "", event: use.eventName, name: "", email: "", level: use.level, type: "", status: false, date: "", location: "", error: SCAN_ERRORS.notFound };
+  return {
+    order_id: 0,
+    qrcode: "",
+    event: use.eventName,
+    name: "",
+    email: "",
+    level: use.level,
+    type: "",
+    status: false,
+    date: "",
+    location: "",
+    error: SCAN_ERRORS.notFound,
+  };
 }
 
 /**

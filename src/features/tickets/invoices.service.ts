@@ -19,7 +19,10 @@ const percent = (hundredths: number) => `${hundredths / 100}%`;
 /** What the invoice shows, as text: lines per ticket type, the discount, totals and the VAT per rate. */
 export function invoiceView(order: OrderRow, event: EventRow): InvoiceView {
   const money = (cents: number) => `${centsToDecimal(cents)} ${order.currency}`;
-  const { lines, byRate } = invoiceLines(order.lines.filter((l) => l.count > 0), order.discountCents);
+  const { lines, byRate } = invoiceLines(
+    order.lines.filter((l) => l.count > 0),
+    order.discountCents,
+  );
   const listCents = lines.reduce((n, l) => n + l.listCents, 0);
   const wall = (epochSeconds: number) => wallClockAt(epochSeconds * 1000, event.timezone);
   return {

@@ -32,9 +32,17 @@ export interface TicketNeeds {
 export async function personalisationNeeds(deps: Deps, order: OrderRow): Promise<TicketNeeds[]> {
   const { db } = deps;
   const [own, types, fields] = await db.batch([
-    db.select().from(tickets).where(and(eq(tickets.orderId, order.id), eq(tickets.eventId, order.eventId))).orderBy(asc(tickets.createdAt), asc(tickets.id)),
+    db
+      .select()
+      .from(tickets)
+      .where(and(eq(tickets.orderId, order.id), eq(tickets.eventId, order.eventId)))
+      .orderBy(asc(tickets.createdAt), asc(tickets.id)),
     db.select({ id: ticketTypes.id, personalise: ticketTypes.personalise }).from(ticketTypes).where(eq(ticketTypes.eventId, order.eventId)),
-    db.select().from(inputFields).where(and(eq(inputFields.eventId, order.eventId), eq(inputFields.isPersonalised, true))).orderBy(asc(inputFields.position)),
+    db
+      .select()
+      .from(inputFields)
+      .where(and(eq(inputFields.eventId, order.eventId), eq(inputFields.isPersonalised, true)))
+      .orderBy(asc(inputFields.position)),
   ]);
   const asked = new Map(types.map((t) => [t.id, new Set(t.personalise)]));
   return own.map((ticket) => ({ ticket, fields: fields.filter((f) => asked.get(ticket.ticketTypeId)?.has(f.name)) }));
@@ -114,7 +122,11 @@ export async function personalise(deps: Deps, order: OrderRow, input: Personalis
   if (results.some((r) => r.length === 0)) {
     // Another save got there first for one of them: undo ours so the request changes nothing.
     const ours = results.flatMap((r) => r.map((t) => t.id));
-    if (ours.length > 0) await deps.db.update(tickets).set({ personalisation: {}, personalisedAt: null }).where(and(inArray(tickets.id, ours), eq(tickets.personalisedAt, now)));
+    if (ours.length > 0)
+      await deps.db
+        .update(tickets)
+        .set({ personalisation: {}, personalisedAt: null })
+        .where(and(inArray(tickets.id, ours), eq(tickets.personalisedAt, now)));
     throw orderError("ticket_already_personalised", "A ticket was personalised meanwhile.", 409);
   }
 }

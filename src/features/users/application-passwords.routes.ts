@@ -24,7 +24,10 @@ export const applicationPasswordsRoutes = new Hono<AppEnv>()
     assertSelfOrAdministrator(c.var.user, id);
     const deps = depsOf(c);
     const rows = await listApplicationPasswords(deps, id);
-    return collection(c, rows.map((p) => presentApplicationPassword(p, deps.config.timezone)));
+    return collection(
+      c,
+      rows.map((p) => presentApplicationPassword(p, deps.config.timezone)),
+    );
   })
 
   .delete("/:id/application-passwords/:uuid", passwordParams, async (c) => {

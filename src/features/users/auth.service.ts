@@ -39,12 +39,7 @@ export async function touchApplicationPassword({ db, now }: Deps, passwordId: nu
   await db
     .update(applicationPasswords)
     .set({ lastUsedAt: at })
-    .where(
-      and(
-        eq(applicationPasswords.id, passwordId),
-        or(isNull(applicationPasswords.lastUsedAt), lt(applicationPasswords.lastUsedAt, at - LAST_USED_RESOLUTION_S)),
-      ),
-    );
+    .where(and(eq(applicationPasswords.id, passwordId), or(isNull(applicationPasswords.lastUsedAt), lt(applicationPasswords.lastUsedAt, at - LAST_USED_RESOLUTION_S))));
 }
 
 /** A user signs in with its username or its email, in any letter case. */
@@ -62,18 +57,11 @@ async function bootstrapAdministrator(deps: Deps, sentUsername: string, sentPass
   if (!admin || sentUsername.toLowerCase() !== admin.username.toLowerCase()) return false;
   if (!(await secretsEqual(normaliseSentPassword(sentPassword), normaliseSentPassword(admin.password)))) return false;
   const { db } = deps;
-  const existing = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(sql`lower(${users.username}) = lower(${admin.username})`)
-    .get();
+  const existing = await db.select({ id: users.id }).from(users).where(sql`lower(${users.username}) = lower(${admin.username})`).get();
   if (existing) return false;
   const createdAt = deps.now();
   await db.batch([
-    db
-      .insert(users)
-      .values({ username: admin.username, email: admin.email, role: "administrator", authorisedEvents: [], createdAt })
-      .onConflictDoNothing(),
+    db.insert(users).values({ username: admin.username, email: admin.email, role: "administrator", authorisedEvents: [], createdAt }).onConflictDoNothing(),
     insertFrom(
       db,
       applicationPasswords,
@@ -105,4 +93,3 @@ export async function authenticate(deps: Deps, sentUsername: string, sentPasswor
   }
   return toAuthUser(match.user);
 }
-

@@ -27,7 +27,10 @@ export const usersRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const deps = depsOf(c);
     const users = await listUsers(deps);
-    return collection(c, users.map((u) => presentUser(c, u, deps.config.timezone)));
+    return collection(
+      c,
+      users.map((u) => presentUser(c, u, deps.config.timezone)),
+    );
   })
 
   .post("/", createBody(createUserBody, USER_CREATE_READ_ONLY), async (c) => {

@@ -97,8 +97,7 @@ export async function revokeApplicationPassword(deps: Deps, userId: number, uuid
 }
 
 /** Demoting the last administrator would leave nobody able to manage users; the check is in the UPDATE itself. */
-const anotherAdministratorExists = (id: number) =>
-  sql`EXISTS (SELECT 1 FROM users AS others WHERE others.role = 'administrator' AND others.id <> ${id})`;
+const anotherAdministratorExists = (id: number) => sql`EXISTS (SELECT 1 FROM users AS others WHERE others.role = 'administrator' AND others.id <> ${id})`;
 
 export async function updateUser(deps: Deps, current: UserRow, changes: UserChanges): Promise<UserRow> {
   const id = current.id;

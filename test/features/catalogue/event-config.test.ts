@@ -21,11 +21,7 @@ import { createEvent, createInputField, createScanKey, createTicketType, db } fr
 const deps = () => depsFromEnv(env);
 
 async function versionsInD1(eventId: number): Promise<{ configVersion: number; pushedVersion: number }> {
-  const row = await db
-    .select({ configVersion: events.configVersion, pushedVersion: events.pushedVersion })
-    .from(events)
-    .where(eq(events.id, eventId))
-    .get();
+  const row = await db.select({ configVersion: events.configVersion, pushedVersion: events.pushedVersion }).from(events).where(eq(events.id, eventId)).get();
   expect(row, `event ${eventId} in D1`).toBeDefined();
   return row!;
 }
@@ -179,8 +175,14 @@ describe("the event object's copy of the catalogue", () => {
 
     // The catalogue changes in D1 but the push never arrives.
     await db.batch([
-      db.update(ticketTypes).set({ stock: 25 }).where(and(eq(ticketTypes.eventId, id), eq(ticketTypes.id, type.id))),
-      db.update(events).set({ configVersion: sql`${events.configVersion} + 1` }).where(eq(events.id, id)),
+      db
+        .update(ticketTypes)
+        .set({ stock: 25 })
+        .where(and(eq(ticketTypes.eventId, id), eq(ticketTypes.id, type.id))),
+      db
+        .update(events)
+        .set({ configVersion: sql`${events.configVersion} + 1` })
+        .where(eq(events.id, id)),
     ]);
     const stub = eventObject(env, id);
     const lagging = await versionsInD1(id);

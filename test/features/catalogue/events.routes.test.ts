@@ -2,15 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { events as eventsTable, orders as ordersTable, tickets as ticketsTable, ticketTypes as ticketTypesTable } from "../../../src/db/schema";
 import { BASE, call, createUser, expectError, expectJson, unique, type Credentials } from "../../helpers/api";
-import {
-  createEvent,
-  createInputField,
-  createScanKey,
-  createTicketType,
-  db,
-  insertOrder,
-  insertTemplate,
-} from "../../helpers/catalogue";
+import { createEvent, createInputField, createScanKey, createTicketType, db, insertOrder, insertTemplate } from "../../helpers/catalogue";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers local to this file
@@ -205,7 +197,16 @@ describe("POST /admin/events", () => {
   });
 
   it.each(["event_date", "start_date", "end_date"])("refuses %s not in YYYY-MM-DD HH:MM:SS", async (field) => {
-    for (const value of ["2030-01-01", "2030-01-01 10:00", "2030-01-01T10:00:00", "01-01-2030 10:00:00", "2030-02-30 10:00:00", "2030-01-01 24:00:00", "2030-01-01 10:00:00Z", 1893456000]) {
+    for (const value of [
+      "2030-01-01",
+      "2030-01-01 10:00",
+      "2030-01-01T10:00:00",
+      "01-01-2030 10:00:00",
+      "2030-02-30 10:00:00",
+      "2030-01-01 24:00:00",
+      "2030-01-01 10:00:00Z",
+      1893456000,
+    ]) {
       await expectInvalid(post({ event_name: uname("Date "), [field]: value }), [field]);
     }
   });
@@ -213,10 +214,7 @@ describe("POST /admin/events", () => {
   it("accepts an empty date as unset, on create and on update", async () => {
     const created = await createEvent({ event_name: uname("Dates "), event_date: "", start_date: "", end_date: "" });
     expect(created).toMatchObject({ event_date: "", start_date: "", end_date: "" });
-    const set = await expectJson(
-      put(created.id, { event_date: "2030-03-01 20:00:00", start_date: "2030-01-01 00:00:00", end_date: "2030-03-01 18:00:00" }),
-      200,
-    );
+    const set = await expectJson(put(created.id, { event_date: "2030-03-01 20:00:00", start_date: "2030-01-01 00:00:00", end_date: "2030-03-01 18:00:00" }), 200);
     expect(set).toMatchObject({ event_date: "2030-03-01 20:00:00", start_date: "2030-01-01 00:00:00", end_date: "2030-03-01 18:00:00" });
     const cleared = await expectJson(put(created.id, { event_date: "", start_date: "" }), 200);
     expect(cleared).toMatchObject({ event_date: "", start_date: "", end_date: "2030-03-01 18:00:00" });
@@ -224,10 +222,7 @@ describe("POST /admin/events", () => {
   });
 
   it("refuses an end_date before start_date, on create and on update", async () => {
-    await expectInvalid(
-      post({ event_name: uname("Window "), start_date: "2030-02-01 10:00:00", end_date: "2030-02-01 09:59:59" }),
-      ["end_date"],
-    );
+    await expectInvalid(post({ event_name: uname("Window "), start_date: "2030-02-01 10:00:00", end_date: "2030-02-01 09:59:59" }), ["end_date"]);
     const event = await createEvent({ event_name: uname("Window "), start_date: "2030-02-01 10:00:00", end_date: "2030-02-01 10:00:00" });
     await expectInvalid(put(event.id, { end_date: "2030-01-31 10:00:00" }), ["end_date"]);
     await expectInvalid(put(event.id, { start_date: "2030-02-02 10:00:00" }), ["end_date"]);
@@ -360,10 +355,7 @@ describe("nested settings", () => {
 
   it("refuses a rest_header that is not one Name: value line while the REST check is on", async () => {
     const base = { event_name: uname("Header "), user_groups_needed: true };
-    await expectInvalid(
-      post({ ...base, user_groups: { group_type: 2, rest_url: "https://example.com/c", rest_header: "no colon here" } }),
-      ["user_groups"],
-    );
+    await expectInvalid(post({ ...base, user_groups: { group_type: 2, rest_url: "https://example.com/c", rest_header: "no colon here" } }), ["user_groups"]);
     const ok = await createEvent({ ...base, user_groups: { group_type: 2, rest_url: "https://example.com/c", rest_header: "X-Token: abc" } });
     expect(ok.user_groups.rest_header).toBe("X-Token: abc");
   });
@@ -386,10 +378,9 @@ describe("nested settings", () => {
   });
 
   it("confirmation_emails_needed needs a confirmation subject that is not blank", async () => {
-    await expectInvalid(
-      post({ event_name: uname("Confirm "), confirmation_emails_needed: true, email_confirmation: { subject: "  ", body: "x" } }),
-      ["email_confirmation"],
-    );
+    await expectInvalid(post({ event_name: uname("Confirm "), confirmation_emails_needed: true, email_confirmation: { subject: "  ", body: "x" } }), [
+      "email_confirmation",
+    ]);
     const off = await createEvent({ event_name: uname("Confirm "), email_confirmation: { subject: "", body: "x" } });
     await expectInvalid(put(off.id, { confirmation_emails_needed: true }), ["email_confirmation"]);
     const on = await expectJson(put(off.id, { confirmation_emails_needed: true, email_confirmation: { subject: "Confirm please" } }), 200);
@@ -450,10 +441,7 @@ describe("nested settings", () => {
   it("unique_event_ids must name existing events while unique_users_needed is on", async () => {
     const a = await createEvent({ event_name: uname("Uniq ") });
     const b = await createEvent({ event_name: uname("Uniq ") });
-    await expectInvalid(
-      post({ event_name: uname("Uniq "), unique_users_needed: true, unique_event_ids: `${a.id},987654321` }),
-      ["unique_event_ids"],
-    );
+    await expectInvalid(post({ event_name: uname("Uniq "), unique_users_needed: true, unique_event_ids: `${a.id},987654321` }), ["unique_event_ids"]);
     const off = await createEvent({ event_name: uname("Uniq "), unique_users_needed: false, unique_event_ids: `${a.id},987654321` });
     expect(off.unique_event_ids).toBe(`${a.id},987654321`);
     await expectInvalid(put(off.id, { unique_users_needed: true }), ["unique_event_ids"]);
@@ -651,10 +639,12 @@ describe("_embed", () => {
 
     const { event, field } = await eventWithCatalogue();
     const { body: rows } = await list(`/admin/events?include=${event.id},${bare.id}&_embed=input_fields`);
-    expect(rows.map((r) => [r.id, r._embedded])).toEqual([
-      [event.id, { input_fields: [field] }],
-      [bare.id, { input_fields: [] }],
-    ].sort((a, b) => (a[0] as number) - (b[0] as number)));
+    expect(rows.map((r) => [r.id, r._embedded])).toEqual(
+      [
+        [event.id, { input_fields: [field] }],
+        [bare.id, { input_fields: [] }],
+      ].sort((a, b) => (a[0] as number) - (b[0] as number)),
+    );
   });
 
   it("keeps _embedded with _fields when _embed is sent", async () => {
@@ -891,9 +881,7 @@ describe("roles", () => {
 
   it("adds every one of an organizer's concurrent creates to its authorised_events", async () => {
     const organizer = await createUser("organizer");
-    const created = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => expectJson(post({ event_name: uname(`Burst ${i} `) }, organizer.credentials), 201)),
-    );
+    const created = await Promise.all(Array.from({ length: 6 }, (_, i) => expectJson(post({ event_name: uname(`Burst ${i} `) }, organizer.credentials), 201)));
     const ids = created.map((e) => e.id as number).sort((a, b) => a - b);
     expect(new Set(ids).size).toBe(6);
     expect((await userOf(organizer.id)).authorised_events).toEqual(ids);
@@ -951,11 +939,7 @@ describe("roles", () => {
 
     const mine = await expectJson(post({ event_name: name }, organizer.credentials), 201);
     await expectError(put(mine.id, { stock_link: other.id }, organizer.credentials), 403, "rest_forbidden");
-    await expectError(
-      put(mine.id, { unique_users_needed: true, unique_event_ids: String(other.id) }, organizer.credentials),
-      403,
-      "rest_forbidden",
-    );
+    await expectError(put(mine.id, { unique_users_needed: true, unique_event_ids: String(other.id) }, organizer.credentials), 403, "rest_forbidden");
     // A missing event is still a 400.
     await expectInvalid(put(mine.id, { stock_link: 987654321 }, organizer.credentials), ["stock_link"]);
     expect((await expectJson(call("GET", `/admin/events/${mine.id}`), 200)).stock_link).toBe(0);
@@ -1102,7 +1086,12 @@ describe("DELETE /admin/events/<id>", () => {
 
     const { _links, ...previous } = event;
     expect(await expectJson(call("DELETE", `/admin/events/${event.id}?force=true`), 200)).toStrictEqual({ deleted: true, previous });
-    expect(await db.select().from(ordersTable).where(inArray(ordersTable.id, [orderA, orderB]))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(ordersTable)
+        .where(inArray(ordersTable.id, [orderA, orderB])),
+    ).toEqual([]);
     expect(await db.select().from(ticketsTable).where(eq(ticketsTable.eventId, event.id))).toEqual([]);
     await expectError(call("GET", `/admin/events/${event.id}`), 404, "rest_event_invalid_id");
     // Another event's orders are untouched.

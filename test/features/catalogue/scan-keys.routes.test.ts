@@ -217,11 +217,7 @@ describe("validation", () => {
     const eventId = await eventWithTypes();
     const key = await createScanKey(eventId, { location: "Gate" });
 
-    const err = await expectError(
-      call("PUT", keyPath(eventId, key.key), { body: { key: freshKey(), level: 1 } }),
-      400,
-      "rest_invalid_param",
-    );
+    const err = await expectError(call("PUT", keyPath(eventId, key.key), { body: { key: freshKey(), level: 1 } }), 400, "rest_invalid_param");
     expect(Object.keys(err.data.params!)).toEqual(["key"]);
     expect(await expectJson(call("GET", keyPath(eventId, key.key)), 200)).toEqual(key);
 

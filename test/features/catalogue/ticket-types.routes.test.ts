@@ -35,7 +35,10 @@ function listTypes(eventId: number | string) {
 
 /** `sold` is read-only on the API; tests that need sold tickets write the counter directly. */
 async function setSold(eventId: number, typeId: string, sold: number) {
-  await db.update(ticketTypes).set({ sold }).where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.id, typeId)));
+  await db
+    .update(ticketTypes)
+    .set({ sold })
+    .where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.id, typeId)));
 }
 
 async function expectInvalid(res: Promise<Response>, field: string, label?: string) {
@@ -84,7 +87,7 @@ describe("POST /admin/events/<event_id>/ticket-types", () => {
     expect(read).not.toHaveProperty("stock");
   });
 
-  it("leaves sold out of the create response (spec: \"absent from the create response\")", async () => {
+  it('leaves sold out of the create response (spec: "absent from the create response")', async () => {
     const eventId = await newEvent();
     const body = await expectJson(post(eventId, { name: "Regular", price: 10 }), 201);
     expect(body).not.toHaveProperty("sold");
@@ -256,10 +259,7 @@ describe("money: price, vat and volume_price", () => {
 
   it("returns volume prices sorted by ticket count, with their prices as numbers", async () => {
     const eventId = await newEvent();
-    const body = await expectJson(
-      post(eventId, { name: "Regular", price: 10, volume_price: [{ "10": 9 }, { "2": "9.50" }, { "5": 9.25 }] }),
-      201,
-    );
+    const body = await expectJson(post(eventId, { name: "Regular", price: 10, volume_price: [{ "10": 9 }, { "2": "9.50" }, { "5": 9.25 }] }), 201);
     expect(body.volume_price).toEqual([{ "2": 9.5 }, { "5": 9.25 }, { "10": 9 }]);
     expect((await getType(eventId, body.id)).volume_price).toEqual(body.volume_price);
     const changed = await expectJson(put(eventId, body.id, { volume_price: [{ "20": "8" }, { "3": 0 }] }), 200);

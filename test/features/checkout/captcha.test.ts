@@ -55,7 +55,11 @@ function postWith(overrides: Record<string, unknown>, s: Shop, b: unknown, heade
 }
 
 const ordersOf = (eventId: number) => db.select().from(orders).where(eq(orders.eventId, eventId));
-const captchaLogs = (eventId: number) => db.select().from(logs).where(and(eq(logs.eventId, eventId), eq(logs.logType, "Captcha")));
+const captchaLogs = (eventId: number) =>
+  db
+    .select()
+    .from(logs)
+    .where(and(eq(logs.eventId, eventId), eq(logs.logType, "Captcha")));
 
 async function expectCaptchaFailed(res: Promise<Response>, s: Shop) {
   const err = await expectError(res, 400, "order_captcha_failed");
@@ -206,7 +210,10 @@ describe("where the captcha sits among the order rules", () => {
 
   it("captcha before the ticket lines: a bad token with nothing ordered, or a type missing, is order_captcha_failed", async () => {
     const settings = await verifier(unique("cap-lines"), { body: '{"success": false}' });
-    const s = await shop({}, [{ name: "Adult", price: 10 }, { name: "Child", price: 5 }]);
+    const s = await shop({}, [
+      { name: "Adult", price: 10 },
+      { name: "Child", price: 5 },
+    ]);
     await expectCaptchaFailed(postWith(settings, s, body(s, { recaptcha_token: "tok" }, [0, 0])), s);
     await expectCaptchaFailed(postWith(settings, s, { name: "Ann", email: "ann@example.com", tickets: [{ [s.types[0]!.id]: 1 }], recaptcha_token: "tok" }), s);
     // With a good token the same bodies meet the ticket-line rules.

@@ -352,7 +352,10 @@ describe("the confirmation token (decisions.md 14)", () => {
       for (const text of texts.slice(1, 3)) expect(text).toContain(o.uid);
       return texts;
     };
-    for (const [o, createText] of [[order, createdText], [placed, deskText]] as const) {
+    for (const [o, createText] of [
+      [order, createdText],
+      [placed, deskText],
+    ] as const) {
       const token = tokenOf(await emailedConfirmLink(o.id));
       expect(createText).toContain(o.uid);
       expect(createText).not.toContain(token);
@@ -367,7 +370,10 @@ describe("the confirmation timeout", () => {
   /** The booking's 30 minutes are over: in D1 and in the object's copy of the deadline. */
   async function pastTimeout(r: Rsvp, order: Json) {
     await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken" && x.deadline !== null);
-    await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 }).where(eq(orders.id, order.id));
+    await db
+      .update(orders)
+      .set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 })
+      .where(eq(orders.id, order.id));
     await runInDurableObject(eventObject(env, r.event.id), (_i: EventObject, state) => {
       state.storage.sql.exec(`UPDATE reservations SET deadline = ? WHERE uid = ?`, Date.now() - 1_000, order.uid);
     });
@@ -419,7 +425,10 @@ describe("the confirmation timeout", () => {
     expect(await remaining(r)).toBe(6);
     expect((await reservations(r.event.id)).find((x) => x.uid === order.uid)).toMatchObject({ state: "taken", deadline: (createdAt + 30 * 60) * 1000 });
 
-    await db.update(orders).set({ createdAt: createdAt - 31 * 60 }).where(eq(orders.id, order.id));
+    await db
+      .update(orders)
+      .set({ createdAt: createdAt - 31 * 60 })
+      .where(eq(orders.id, order.id));
     await expireOrder(depsFromEnv(env), order.uid, r.event.id);
     expect(await orderRow(order.id)).toBeUndefined();
     expect(await remaining(r)).toBe(10);
@@ -432,7 +441,10 @@ describe("the confirmation timeout", () => {
     const r = await rsvp();
     const order = await book(r, {}, 2);
     await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
-    await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 }).where(eq(orders.id, order.id));
+    await db
+      .update(orders)
+      .set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 })
+      .where(eq(orders.id, order.id));
     // As if the confirm after the batch was lost: the reservation is still a hold, and its hold deadline has passed.
     await runInDurableObject(eventObject(env, r.event.id), (_i: EventObject, state) => {
       state.storage.sql.exec(`UPDATE reservations SET state = 'held', deadline = ? WHERE uid = ?`, Date.now() - 1_000, order.uid);
@@ -474,7 +486,10 @@ describe("the confirmation timeout", () => {
     const taken = await reservationWhen(r.event.id, order.uid, (x) => x?.state === "taken");
     expect(taken).toMatchObject({ state: "taken", deadline: null });
 
-    await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 365 * 24 * 3600 }).where(eq(orders.id, order.id));
+    await db
+      .update(orders)
+      .set({ createdAt: Math.floor(Date.now() / 1000) - 365 * 24 * 3600 })
+      .where(eq(orders.id, order.id));
     await runDurableObjectAlarm(eventObject(env, r.event.id));
     await expireOrder(depsFromEnv(env), order.uid, r.event.id);
     await sleep(300);

@@ -278,7 +278,10 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
     await settled(s.event.id);
 
     // The payment deadline passes: in D1, and in the object's copy of it.
-    await db.update(orders).set({ expiresAt: Math.floor(Date.now() / 1000) - 60 }).where(eq(orders.id, order.id));
+    await db
+      .update(orders)
+      .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+      .where(eq(orders.id, order.id));
     await runInDurableObject(eventObject(env, s.event.id), (_i: EventObject, state) => {
       state.storage.sql.exec(`UPDATE reservations SET deadline = ? WHERE uid = ?`, Date.now() - 1_000, order.uid);
     });
@@ -325,7 +328,12 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
 
   it("without PAYMENT_PROVIDER a paid order is 503 rest_payment_unavailable, writing and holding nothing; a free one is booked", async () => {
     const unset = { PAYMENT_PROVIDER: undefined };
-    const s = await shop({ types: [{ name: "Paid", price: 20 }, { name: "Guest", price: 0 }] });
+    const s = await shop({
+      types: [
+        { name: "Paid", price: 20 },
+        { name: "Guest", price: 0 },
+      ],
+    });
     const paid = await callWith(unset, request("POST", `/events/${s.event.id}/orders`, { body: orderBody(s, [1, 0]), auth: null }));
     const err = await expectError(paid, 503, "rest_payment_unavailable");
     expect(err.message).toBe("No payment provider is configured");
@@ -362,7 +370,12 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
   });
 
   it("an order whose ordered lines all cost nothing is free, even when the event has priced types", async () => {
-    const s = await shop({ types: [{ name: "Paid", price: 20 }, { name: "Guest", price: 0 }] });
+    const s = await shop({
+      types: [
+        { name: "Paid", price: 20 },
+        { name: "Guest", price: 0 },
+      ],
+    });
     const order = await placeOrder(s, [0, 1]);
     expect(order).toMatchObject({ payment_status: "booked", payment: null, total: 0 });
     expect(await ticketsOf(order.id)).toHaveLength(1);
@@ -429,7 +442,13 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
 
   it("an unknown event is a 404 before the body is looked at: invalid, empty or not JSON (decisions.md 14)", async () => {
     const notJson = call("POST", "/events/987654321/orders", { auth: null, body: "{not json" });
-    for (const res of [post(987_654_321, {}), post(987_654_321, { tickets: "none", extra: 1 }), notJson, post(0, {}), call("POST", "/events/abc/orders", { auth: null, body: {} })]) {
+    for (const res of [
+      post(987_654_321, {}),
+      post(987_654_321, { tickets: "none", extra: 1 }),
+      notJson,
+      post(0, {}),
+      call("POST", "/events/abc/orders", { auth: null, body: {} }),
+    ]) {
       const err = await expectError(res, 404, "rest_event_invalid_id");
       expect(err.message).toBe("Event does not exist");
     }
@@ -595,8 +614,14 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
   it("answers the earliest failing rule when several fail", async () => {
     const s = await shop({
       event: { terms: "Terms apply" },
-      types: [{ name: "Adult", price: 10, minimum_to_order: 2, maximum_to_order: 4, stock_control: true, stock: 0 }, { name: "Child", price: 5 }],
-      fields: [{ name: "Company", is_required: true }, { name: "Size", type: "select", value: "S,M" }],
+      types: [
+        { name: "Adult", price: 10, minimum_to_order: 2, maximum_to_order: 4, stock_control: true, stock: 0 },
+        { name: "Child", price: 5 },
+      ],
+      fields: [
+        { name: "Company", is_required: true },
+        { name: "Size", type: "select", value: "S,M" },
+      ],
     });
     const [adult] = s.types;
     const [company, size] = s.fields;
@@ -627,9 +652,7 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
     // The sale window comes after terms and before the group choice and the ticket lines.
     const closed = await shop({ event: { terms: "Terms apply", start_date: "2098-01-01 00:00:00", event_date: "2099-01-01 20:00:00" } });
     expect((await expectJson(post(closed.event.id, orderBody(closed, [0])), 400)).code).toBe("order_terms_not_accepted");
-    expect((await expectJson(post(closed.event.id, orderBody(closed, [0], { terms_accepted: true, event_ids: [1] })), 400)).code).toBe(
-      "order_event_inactive",
-    );
+    expect((await expectJson(post(closed.event.id, orderBody(closed, [0], { terms_accepted: true, event_ids: [1] })), 400)).code).toBe("order_event_inactive");
   });
 
   it("refuses malformed bodies as rest_invalid_param and unknown fields", async () => {
@@ -745,19 +768,27 @@ describe("group orders (event_ids)", () => {
   it("a chosen date outside its sale window is order_event_inactive", async () => {
     const { shops } = await group(2, 2, [{}, { start_date: "2098-01-01 00:00:00" }]);
     const [first, second] = shops as [Shop, Shop];
-    await expectRefused(first, orderBody(first, [1], { event_ids: [first.event.id, second.event.id] }), 400, "order_event_inactive", `Event ${second.event.id} is not active`, [
-      first.event.id,
-      second.event.id,
-    ]);
+    await expectRefused(
+      first,
+      orderBody(first, [1], { event_ids: [first.event.id, second.event.id] }),
+      400,
+      "order_event_inactive",
+      `Event ${second.event.id} is not active`,
+      [first.event.id, second.event.id],
+    );
   });
 
   it("when one date has no stock left nothing is placed and the other date's hold is released", async () => {
     const { shops } = await group(2, 2, [{}, { stock: 1 }]);
     const [first, second] = shops as [Shop, Shop];
-    await expectRefused(first, orderBody(first, [2], { event_ids: [first.event.id, second.event.id] }), 409, "order_event_stock_unavailable", `No more stock available for "${second.event.event_name}"`, [
-      first.event.id,
-      second.event.id,
-    ]);
+    await expectRefused(
+      first,
+      orderBody(first, [2], { event_ids: [first.event.id, second.event.id] }),
+      409,
+      "order_event_stock_unavailable",
+      `No more stock available for "${second.event.event_name}"`,
+      [first.event.id, second.event.id],
+    );
     expect((await remaining(first.event.id))?.types).toEqual({ [first.types[0]!.id]: null });
   });
 });
@@ -812,7 +843,10 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     expect(await ordersOf(s.event.id)).toHaveLength(1);
     // Long after (the claim counts as abandoned), still the same order.
     await forget();
-    await db.update(idempotencyKeys).set({ createdAt: Math.floor(Date.now() / 1000) - 3600 }).where(eq(idempotencyKeys.key, key));
+    await db
+      .update(idempotencyKeys)
+      .set({ createdAt: Math.floor(Date.now() / 1000) - 3600 })
+      .where(eq(idempotencyKeys.key, key));
     expect((await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201)).uid).toBe(first.uid);
     expect(await ordersOf(s.event.id)).toHaveLength(1);
   });
@@ -824,7 +858,10 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     const first = await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201);
     // As if that request had died before its batch: no order under the key, the claim old.
     await db.delete(orders).where(eq(orders.id, first.id));
-    await db.update(idempotencyKeys).set({ status: null, response: null, createdAt: Math.floor(Date.now() / 1000) - 3600 }).where(eq(idempotencyKeys.key, key));
+    await db
+      .update(idempotencyKeys)
+      .set({ status: null, response: null, createdAt: Math.floor(Date.now() / 1000) - 3600 })
+      .where(eq(idempotencyKeys.key, key));
     const again = await expectJson(post(s.event.id, body, { headers: { "Idempotency-Key": key } }), 201);
     expect(again.uid).not.toBe(first.uid);
   });
@@ -891,7 +928,10 @@ describe("keys and CORS on the shop-front routes", () => {
     await expectError(callWith(SHOP, request("GET", "/admin/events", { key: "pk_test" })), 401, "rest_forbidden_api_key");
     await expectError(callWith(SHOP, request("GET", `/admin/events/${s.event.id}`, { key: "pk_test" })), 401, "rest_forbidden_api_key");
     await expectError(
-      callWith(SHOP, request("POST", "/admin/orders", { key: "pk_test", body: { event_id: s.event.id, name: "A", email: "a@example.com", tickets: lines(s.types, [1]) } })),
+      callWith(
+        SHOP,
+        request("POST", "/admin/orders", { key: "pk_test", body: { event_id: s.event.id, name: "A", email: "a@example.com", tickets: lines(s.types, [1]) } }),
+      ),
       401,
       "rest_forbidden_api_key",
     );
@@ -946,7 +986,10 @@ describe("keys and CORS on the shop-front routes", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Access-Control-Allow-Origin")).toBe("https://shop.example");
     expect((await status("https://evil.example")).headers.get("Access-Control-Allow-Origin")).toBeNull();
-    const preflight = await callWith(SHOP, request("OPTIONS", statusPath(order), { auth: null, key: null, headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "GET" } }));
+    const preflight = await callWith(
+      SHOP,
+      request("OPTIONS", statusPath(order), { auth: null, key: null, headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "GET" } }),
+    );
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("Access-Control-Allow-Origin")).toBe("https://shop.example");
   });
@@ -956,7 +999,10 @@ describe("late payment through the checkout page", () => {
   /** The order's payment deadline has passed and the expiry ran (as the object's alarm would have it). */
   async function expire(order: Json, eventId: number) {
     await settled(eventId);
-    await db.update(orders).set({ expiresAt: Math.floor(Date.now() / 1000) - 60 }).where(eq(orders.id, order.id));
+    await db
+      .update(orders)
+      .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+      .where(eq(orders.id, order.id));
     await expireOrder(depsFromEnv(env), order.uid, eventId);
     expect((await status(order)).payment_status).toBe("expired");
   }
@@ -997,7 +1043,11 @@ describe("an open order in the event object", () => {
     const s = await shop({ types: [{ name: "Limited", price: 10, stock_control: true, stock: 4 }] });
     const order = await placeOrder(s, [1]);
     const rs = await settled(s.event.id);
-    const row = (await db.select().from(orders).where(and(eq(orders.id, order.id), eq(orders.eventId, s.event.id))).get())!;
+    const row = (await db
+      .select()
+      .from(orders)
+      .where(and(eq(orders.id, order.id), eq(orders.eventId, s.event.id)))
+      .get())!;
     expect(rs).toEqual([{ uid: order.uid, state: "taken", deadline: row.expiresAt! * 1000, eventUnits: 1, typeUnits: { [s.types[0]!.id]: 1 } }]);
   });
 });

@@ -106,7 +106,10 @@ async function taken(eventId: number, uid: string) {
 /** The open order's payment deadline passes and the expiry runs (as the object's alarm would have it). */
 async function expire(o: Json, eventId: number) {
   await taken(eventId, o.uid);
-  await db.update(orders).set({ expiresAt: Math.floor(Date.now() / 1000) - 60 }).where(eq(orders.id, o.id));
+  await db
+    .update(orders)
+    .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+    .where(eq(orders.id, o.id));
   await expireOrder(depsFromEnv(env), o.uid, eventId);
   expect((await orderRow(o.id))!.paymentStatus).toBe("expired");
 }
@@ -128,8 +131,7 @@ async function expectRefused(res: Promise<Response>, status: number, code: strin
 
 const refusedCustomer = (s: Shop, body: Json, code: string, message: string, status = 400) =>
   expectRefused(postCustomer(s.event.id, body), status, code, message, [s.event.id]);
-const refusedDashboard = (s: Shop, body: Json, code: string, message: string, status = 400) =>
-  expectRefused(postDashboard(body), status, code, message, [s.event.id]);
+const refusedDashboard = (s: Shop, body: Json, code: string, message: string, status = 400) => expectRefused(postDashboard(body), status, code, message, [s.event.id]);
 
 /** `last_used` was set between `beforeMs` and `afterMs` (second resolution, service zone). */
 function expectStampedBetween(lastUsed: string, beforeMs: number, afterMs: number) {
@@ -272,7 +274,12 @@ describe("each coupon rule with its code and text", () => {
     expect(await order(s, [0, 1], { coupon: all.code })).toMatchObject({ total: 24, discount: 1 });
 
     const both = await createCoupon({ events: String(s.event.id), tickets: "Regular,VIP", type: "fixed", amount: 1, maximum_amount: 30 });
-    await refusedDashboard(s, dashboardBody(s, [1, 1], { coupon: both.code }), "coupon_max_amount", "A maximum amount of 30.00 Regular, VIP is allowed for this discount code");
+    await refusedDashboard(
+      s,
+      dashboardBody(s, [1, 1], { coupon: both.code }),
+      "coupon_max_amount",
+      "A maximum amount of 30.00 Regular, VIP is allowed for this discount code",
+    );
     const regular = await createCoupon({ events: String(s.event.id), tickets: "Regular", type: "fixed", amount: 1, maximum_amount: 20 });
     expect(await order(s, [2, 4], { coupon: regular.code })).toMatchObject({ total: 119, discount: 1 });
   });
@@ -323,7 +330,10 @@ describe("the order of the checks", () => {
   it("ticket lines and input fields come before the coupon", async () => {
     const s = await shop({
       types: [{ name: "Adult", price: 10, minimum_to_order: 2, maximum_to_order: 4 }],
-      fields: [{ name: "Company", is_required: true }, { name: "Size", type: "select", value: "S,M" }],
+      fields: [
+        { name: "Company", is_required: true },
+        { name: "Size", type: "select", value: "S,M" },
+      ],
     });
     const [company, size] = s.fields as [Json, Json];
     const bad = unique("Bad");
@@ -376,7 +386,12 @@ describe("the order of the checks", () => {
 
 describe("the discount arithmetic", () => {
   it("percent of the whole order, rounded half up: 12.5% of 10.00 is 1.25, of 10.20 is 1.28 (1.275 up)", async () => {
-    const s = await shop({ types: [{ name: "A", price: 10 }, { name: "B", price: "10.20" }] });
+    const s = await shop({
+      types: [
+        { name: "A", price: 10 },
+        { name: "B", price: "10.20" },
+      ],
+    });
     const c = await createCoupon({ amount: 12.5 });
     expect(await order(s, [1, 0], { coupon: c.code })).toMatchObject({ total: 8.75, discount: 1.25 });
     expect(await order(s, [0, 1], { coupon: c.code })).toMatchObject({ total: 8.92, discount: 1.28 });
@@ -442,7 +457,13 @@ describe("the discount arithmetic", () => {
     }
 
     async function seller() {
-      return shop({ event: { invoice_needed: true }, types: [{ name: "Regular", price: "12.10", vat: 21 }, { name: "Child", price: "10.90", vat: 9 }] });
+      return shop({
+        event: { invoice_needed: true },
+        types: [
+          { name: "Regular", price: "12.10", vat: 21 },
+          { name: "Child", price: "10.90", vat: 9 },
+        ],
+      });
     }
 
     it("a fixed coupon: the discount spread over the lines in proportion, VAT per line on what each was charged", async () => {
@@ -502,7 +523,13 @@ describe("group orders (event_ids)", () => {
     );
     const other = await shop();
     const none = await createCoupon({ events: String(other.event.id) });
-    await expectRefused(postCustomer(first.event.id, customerBody(first, [1], { coupon: none.code, event_ids: ids })), 400, "coupon_not_found", `Coupon code ${none.code} not found`, ids);
+    await expectRefused(
+      postCustomer(first.event.id, customerBody(first, [1], { coupon: none.code, event_ids: ids })),
+      400,
+      "coupon_not_found",
+      `Coupon code ${none.code} not found`,
+      ids,
+    );
   });
 
   it("checked as one purchase: counts and amounts over all dates together", async () => {
@@ -534,10 +561,7 @@ describe("group orders (event_ids)", () => {
     const [first, second] = (await group()) as [Shop, Shop];
     const c = await createCoupon({ amount: 10, usage_limit: 1 });
     // Asked through the second date's path with the dates in reverse order: the answer is still the lowest id's order.
-    const placed = await expectJson(
-      postCustomer(second.event.id, { ...customerBody(second, [2]), coupon: c.code, event_ids: [second.event.id, first.event.id] }),
-      201,
-    );
+    const placed = await expectJson(postCustomer(second.event.id, { ...customerBody(second, [2]), coupon: c.code, event_ids: [second.event.id, first.event.id] }), 201);
     expect(placed).toMatchObject({ event_id: first.event.id, total: 18, discount: 2 });
     const [a] = await ordersOf(first.event.id);
     const [b] = await ordersOf(second.event.id);
@@ -748,7 +772,10 @@ describe("uses: used, last_used and the uses held by open orders", () => {
       const c = await createCoupon({ usage_limit: 1 });
       const o = await order(s, [1], { coupon: c.code });
       await taken(s.event.id, o.uid);
-      await db.update(orders).set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 }).where(eq(orders.id, o.id));
+      await db
+        .update(orders)
+        .set({ createdAt: Math.floor(Date.now() / 1000) - 31 * 60 })
+        .where(eq(orders.id, o.id));
       await expireOrder(depsFromEnv(env), o.uid, s.event.id);
       expect(await orderRow(o.id)).toBeUndefined();
       expect(await usedOf(c)).toEqual({ used: 0, last_used: "" });
@@ -899,7 +926,10 @@ describe("concurrency: the usage limit holds under parallel orders", () => {
     const s = await shop();
     const c = await createCoupon({ usage_limit_per_user: 2 });
     const { won, lost } = await fire(
-      Array.from({ length: 10 }, (_, i) => () => postCustomer(s.event.id, customerBody(s, [1], { coupon: c.code, email: i % 2 ? "Same@Example.com" : "same@example.com" }))),
+      Array.from(
+        { length: 10 },
+        (_, i) => () => postCustomer(s.event.id, customerBody(s, [1], { coupon: c.code, email: i % 2 ? "Same@Example.com" : "same@example.com" })),
+      ),
     );
     expect(won).toHaveLength(2);
     expectAllUsageLimit(lost);
@@ -909,7 +939,9 @@ describe("concurrency: the usage limit holds under parallel orders", () => {
   it("a coupon with no limit serves every parallel order", async () => {
     const s = await shop();
     const c = await createCoupon({ type: "fixed", amount: 2 });
-    const { won, lost } = await fire(Array.from({ length: 10 }, (_, i) => () => postCustomer(s.event.id, customerBody(s, [1], { coupon: c.code, email: `free${i}@example.com` }))));
+    const { won, lost } = await fire(
+      Array.from({ length: 10 }, (_, i) => () => postCustomer(s.event.id, customerBody(s, [1], { coupon: c.code, email: `free${i}@example.com` }))),
+    );
     expect(lost).toEqual([]);
     expect(won).toHaveLength(10);
     for (const o of won) expect(o).toMatchObject({ total: 8, discount: 2 });

@@ -249,7 +249,18 @@ describe("source 1: coupons tied to an address", () => {
     expect(all).not.toContain(noSuffix);
     // One bound at a time.
     expect(await listIds(criteria({ code_prefix: prefix, code_suffix: suffix, event_ids: String(e2) }))).toEqual([
-      plain, ofBoth, unbounded, edges, inner, ofE2, early, late, fewTickets, manyTickets, lowAmount, highAmount,
+      plain,
+      ofBoth,
+      unbounded,
+      edges,
+      inner,
+      ofE2,
+      early,
+      late,
+      fewTickets,
+      manyTickets,
+      lowAmount,
+      highAmount,
     ]);
     expect(await listIds(criteria({ code_prefix: prefix, code_suffix: suffix, tickets_minimum: 2 }))).not.toContain(fewTickets);
     expect(await listIds(criteria({ code_prefix: prefix, code_suffix: suffix, tickets_maximum: 5 }))).not.toContain(manyTickets);
@@ -474,7 +485,12 @@ describe("source 0: email lists and a template coupon", () => {
     const replay = await send(body, undefined, { "Idempotency-Key": key });
     expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await expectJson(replay, 200)).toStrictEqual({ errors: [] });
-    expect(await db.select().from(coupons).where(like(coupons.codeKey, `${template.code.toLowerCase()}-%`))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(coupons)
+        .where(like(coupons.codeKey, `${template.code.toLowerCase()}-%`)),
+    ).toHaveLength(1);
     expect(await mailsTo(eEntries[0]!.email)).toHaveLength(1);
   });
 });

@@ -514,7 +514,10 @@ describe("PUT /admin/coupons/<coupon_id>", () => {
   it("takes back what was read, read-only fields and _links included, changing nothing", async () => {
     const eventId = await eventWithTypes("Regular");
     const coupon = await createCoupon({ events: String(eventId), tickets: "Regular", email: "x@example.com", amount: "7.25", start_date: "2030-03-01 09:30:00" });
-    await db.update(coupons).set({ used: 3, lastUsed: utc(2029, 1, 2, 3, 4, 5), modifiedAt: 1_700_000_000 }).where(eq(coupons.id, coupon.id));
+    await db
+      .update(coupons)
+      .set({ used: 3, lastUsed: utc(2029, 1, 2, 3, 4, 5), modifiedAt: 1_700_000_000 })
+      .where(eq(coupons.id, coupon.id));
     const read = await getCoupon(coupon.id);
     expect(await expectJson(put(coupon.id, read), 200)).toEqual(read);
     expect(await getCoupon(coupon.id)).toEqual(read);

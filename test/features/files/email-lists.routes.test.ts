@@ -150,9 +150,7 @@ describe("POST /admin/emaillists/<event_id>", () => {
         .from(emailListEntries)
         .where(eq(emailListEntries.emailKey, `person.${i}@example.com`))
         .all();
-      expect(row.filter((r) => r.eventId === event.id)).toEqual([
-        expect.objectContaining({ name: `Person ${i}`, email: `Person.${i}@Example.com`, maxTickets: i % 7 }),
-      ]);
+      expect(row.filter((r) => r.eventId === event.id)).toEqual([expect.objectContaining({ name: `Person ${i}`, email: `Person.${i}@Example.com`, maxTickets: i % 7 })]);
     }
     expect(await expectJson(call("GET", `/admin/emaillists/${event.id}`), 200)).toMatchObject({ total: 100_000 });
     const [key] = await storedUploads(event.id);
@@ -211,11 +209,7 @@ describe("POST /admin/emaillists/<event_id>", () => {
 
   it("refuses a JSON body with 415", async () => {
     const event = await createEvent();
-    await expectError(
-      call("POST", `/admin/emaillists/${event.id}`, { body: { file: "Ann,ann@example.com\n" } }),
-      415,
-      "rest_unsupported_media_type",
-    );
+    await expectError(call("POST", `/admin/emaillists/${event.id}`, { body: { file: "Ann,ann@example.com\n" } }), 415, "rest_unsupported_media_type");
     await expectError(
       call("POST", `/admin/emaillists/${event.id}`, {
         body: "Ann,ann@example.com\n",

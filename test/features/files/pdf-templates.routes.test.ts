@@ -195,20 +195,20 @@ describe("POST /admin/pdf-templates", () => {
     ["a two-page PDF", async () => ({ file: await makePdf(2) }), /one page/],
     ["a PDF without pages", async () => ({ file: await makePdf(0) }), /one page/],
     ["an empty file", async () => ({ file: new Uint8Array(0) }), /./],
-    ["truncated PDF bytes", async () => {
-      const pdf = await makePdf(1, { text: "truncated" });
-      return { file: pdf.slice(0, Math.floor(pdf.length / 2)) };
-    }, /./],
+    [
+      "truncated PDF bytes",
+      async () => {
+        const pdf = await makePdf(1, { text: "truncated" });
+        return { file: pdf.slice(0, Math.floor(pdf.length / 2)) };
+      },
+      /./,
+    ],
     ["a PDF header followed by garbage", async () => ({ file: "%PDF-1.7\nthis is not a PDF body at all\n" }), /./],
   ];
 
   it.each(refusedFiles)("refuses %s with 400 naming file and stores nothing", async (_name, build, message) => {
     const before = await storage();
-    const err = await expectError(
-      upload("POST", "/admin/pdf-templates", { ...(await build()), fields: { title: "Refused" } }),
-      400,
-      "rest_invalid_param",
-    );
+    const err = await expectError(upload("POST", "/admin/pdf-templates", { ...(await build()), fields: { title: "Refused" } }), 400, "rest_invalid_param");
     expect(Object.keys(err.data.params!)).toEqual(["file"]);
     expect(err.data.params!.file).toMatch(message);
     await expectNothingStored(before);
@@ -253,11 +253,7 @@ describe("POST /admin/pdf-templates", () => {
     const before = await storage();
     const withTextFile = "file" in override;
     const fields: Record<string, string | number> = { title: "Part test", ...override };
-    const err = await expectError(
-      upload("POST", "/admin/pdf-templates", { fields, file: withTextFile ? undefined : await validPdf }),
-      400,
-      "rest_invalid_param",
-    );
+    const err = await expectError(upload("POST", "/admin/pdf-templates", { fields, file: withTextFile ? undefined : await validPdf }), 400, "rest_invalid_param");
     expect(Object.keys(err.data.params!)).toEqual([field]);
     await expectNothingStored(before);
   });

@@ -58,7 +58,10 @@ interface Setup {
 
 async function setup(event: Json, fields: Json[] = []): Promise<Setup> {
   const created = await createEvent({ event_name: unique("Mail "), add_dashboard_orders_needed: true, ...event });
-  const types = [await createTicketType(created.id, { name: "Regular", price: "12.50", maximum_to_order: 0 }), await createTicketType(created.id, { name: "VIP", price: 30 })];
+  const types = [
+    await createTicketType(created.id, { name: "Regular", price: "12.50", maximum_to_order: 0 }),
+    await createTicketType(created.id, { name: "VIP", price: 30 }),
+  ];
   const made: Json[] = [];
   for (const f of fields) made.push(await createInputField(created.id, f));
   return { event: created, types, fields: made };

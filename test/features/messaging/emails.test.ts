@@ -49,7 +49,7 @@ async function outboxRow(extra: Partial<EmailInsert> = {}): Promise<EmailRow> {
       fromName: "Acme Events",
       fromEmail: "events@acme.test",
       subject: "Your tickets",
-      body: "<!DOCTYPE html><html><body><div style=\"max-width:600px\"><p>Hello Ann</p></div></body></html>",
+      body: '<!DOCTYPE html><html><body><div style="max-width:600px"><p>Hello Ann</p></div></body></html>',
       createdAt: NOW - 100,
       dueAt: NOW - 100,
       ...ids(),
@@ -117,7 +117,7 @@ describe("the Resend provider", () => {
       fromName: "Acme Events",
       fromEmail: "events@acme.test",
       subject: `Tickets for Ann & "Bo" (2026)`,
-      body: "<!DOCTYPE html><html><body><div style=\"max-width:600px\"><p>Hello &amp; welcome</p></div></body></html>",
+      body: '<!DOCTYPE html><html><body><div style="max-width:600px"><p>Hello &amp; welcome</p></div></body></html>',
     });
     const { deps, sent } = resendDeps("resend-shape");
     await sendQueuedEmail(deps, job(row.id, 1));
@@ -417,7 +417,15 @@ describe("a queue batch of email.send messages", () => {
     const got = await receivedBy("resend-batch");
     expect(got.map((r) => (parsed(r).to as string[])[0])).toEqual(["first@example.com", "second@example.com", "third@example.com"]);
 
-    const after = await db.select().from(emails).where(inArray(emails.id, rows.map((r) => r.id)));
+    const after = await db
+      .select()
+      .from(emails)
+      .where(
+        inArray(
+          emails.id,
+          rows.map((r) => r.id),
+        ),
+      );
     const byId = new Map(after.map((r) => [r.id, r]));
     expect(byId.get(b.id)).toMatchObject({ status: "sent", attempts: 1 });
     expect(byId.get(c.id)).toMatchObject({ status: "sent", attempts: 1 });
@@ -459,8 +467,7 @@ describe("a queue batch of email.send messages", () => {
 
 describe("orderEmail: a customer's name in the message (decisions.md 14)", () => {
   const ORIGIN = "https://tickets.example";
-  const BODY =
-    '<p>Dear {%NAME%},</p><p><a href="{%NAME%}">a</a> <a href="%7B%25NAME%25%7D">b</a> <a href="%7b%25TICKETS%25%7d">c</a></p>';
+  const BODY = '<p>Dear {%NAME%},</p><p><a href="{%NAME%}">a</a> <a href="%7B%25NAME%25%7D">b</a> <a href="%7b%25TICKETS%25%7d">c</a></p>';
 
   /** The new-order email of an order whose stored name is `name` (written directly, as rows from before the rule). */
   async function emailFor(name: string) {

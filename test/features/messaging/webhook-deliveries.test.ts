@@ -8,13 +8,7 @@ import { consumeJobs } from "../../../src/queue";
 import type { JobHandler } from "../../../src/platform/parse-job";
 import type { JobMessage, WebhookDeliveryJob } from "../../../src/platform/messages";
 import { depsFromEnv, type Deps } from "../../../src/platform/deps";
-import {
-  attemptDelivery,
-  fireTopic,
-  pruneDeliveryLog,
-  resendStalledDeliveries,
-  type WebhookTopic,
-} from "../../../src/features/messaging/webhook-deliveries.service";
+import { attemptDelivery, fireTopic, pruneDeliveryLog, resendStalledDeliveries, type WebhookTopic } from "../../../src/features/messaging/webhook-deliveries.service";
 import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, db } from "../../helpers/catalogue";
 import { programStub, receivedBy, stubUrl, waitForRequests, type StubBehaviour, type StubRequest } from "../../helpers/stubs";
@@ -75,10 +69,7 @@ async function consumerSignature(secret: string, body: string): Promise<string> 
 /** A webhook posting to the stub `name` (programmed fresh), created through the API and switched on. */
 async function hookFor(name: string, topic: WebhookTopic, extra: Json = {}, behaviour: StubBehaviour = {}): Promise<Json> {
   await programStub(name, behaviour);
-  const hook = await expectJson(
-    call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: `secret-${name}`, topic, ...extra } }),
-    201,
-  );
+  const hook = await expectJson(call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: `secret-${name}`, topic, ...extra } }), 201);
   return expectJson(call("PUT", `/admin/webhooks/${hook.id}`, { body: { enabled: true } }), 200);
 }
 
@@ -135,10 +126,7 @@ describe("fireTopic", () => {
   it("writes one pending delivery per enabled webhook of the topic, raises pending, and queues attempt 1 of each", async () => {
     const a = await hookFor("fire-a", "order.refunded");
     const b = await hookFor("fire-b", "order.refunded");
-    const off = await expectJson(
-      call("POST", "/admin/webhooks", { body: { name: "off", url: stubUrl("/fire-off/hook"), secret: "x", topic: "order.refunded" } }),
-      201,
-    );
+    const off = await expectJson(call("POST", "/admin/webhooks", { body: { name: "off", url: stubUrl("/fire-off/hook"), secret: "x", topic: "order.refunded" } }), 201);
     const other = await hookFor("fire-other", "order.deleted");
     const payload = { id: 4711, note: "Grüße ✓" };
     const { deps, sent } = capturing();
@@ -519,7 +507,12 @@ describe("the delivery log keeps the newest 100 per webhook", () => {
     const list = await expectJson<Json[]>(res, 200);
     expect(list).toHaveLength(100);
     expect(res.headers.get("X-WP-Total")).toBe("100");
-    expect(list.map((d) => d.delivery_id)).toEqual(rows.slice(5).reverse().map((r) => r.id));
+    expect(list.map((d) => d.delivery_id)).toEqual(
+      rows
+        .slice(5)
+        .reverse()
+        .map((r) => r.id),
+    );
   });
 
   it("pruning removes finished deliveries beyond the newest 100 of each webhook and keeps pending ones", async () => {

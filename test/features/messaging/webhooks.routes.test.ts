@@ -162,19 +162,12 @@ describe("POST /admin/webhooks", () => {
     expect(await getHook(body.id)).toEqual(body);
   });
 
-  it.each([
-    "event.created",
-    "event.updated",
-    "event.deleted",
-    "order.created",
-    "order.updated",
-    "order.deleted",
-    "order.refunded",
-    "scan.created",
-    "tickets.downloaded",
-  ])("accepts the topic %s", async (topic) => {
-    expect((await createHook({ topic })).topic).toBe(topic);
-  });
+  it.each(["event.created", "event.updated", "event.deleted", "order.created", "order.updated", "order.deleted", "order.refunded", "scan.created", "tickets.downloaded"])(
+    "accepts the topic %s",
+    async (topic) => {
+      expect((await createHook({ topic })).topic).toBe(topic);
+    },
+  );
 
   it("refuses a body without the required fields with rest_missing_callback_param naming each", async () => {
     const err = await expectError(call("POST", hooksPath, { body: {} }), 400, "rest_missing_callback_param");

@@ -17,7 +17,7 @@ import { wallClockAt } from "../../helpers/wall-clock";
 
 const NOT_FOUND = "Order not found";
 const SUBJECT = "Tickets for {%NAME%}";
-const BODY = "<p>Hello {%NAME%}, we write to {%EMAIL%}.</p>{%ORDER%}<p><a href=\"%7B%25TICKETS%25%7D\">Download</a></p><div>P=[{%PERSONALISE%}]</div>";
+const BODY = '<p>Hello {%NAME%}, we write to {%EMAIL%}.</p>{%ORDER%}<p><a href="%7B%25TICKETS%25%7D">Download</a></p><div>P=[{%PERSONALISE%}]</div>';
 
 /** An event with emails, dashboard orders, a "Regular" type at 10 and a free "Guest" type. */
 async function shop(event: Json = {}, auth?: Credentials): Promise<Shop> {
@@ -70,7 +70,11 @@ describe("POST /admin/bulk/order-emails/list", () => {
     expect(booked.payment_status).toBe("booked");
     const refunded = await paidOrder(s);
     await expectJson(call("POST", `/admin/orders/${refunded.id}/refund`, { body: {} }), 200);
-    await waitFor(`order ${refunded.id} refunded`, () => statusOf(refunded.id), (st) => st === "refunded");
+    await waitFor(
+      `order ${refunded.id} refunded`,
+      () => statusOf(refunded.id),
+      (st) => st === "refunded",
+    );
 
     const body = criteria([s.event.id]);
     const answer = await expectJson(list(body), 200);
@@ -132,9 +136,15 @@ describe("POST /admin/bulk/order-emails/list", () => {
     expect(await ids({ amount_minimum: 10.01, amount_maximum: 29.99 })).toEqual([]);
 
     // 2023-03-26 00:30:00 UTC is 01:30 in Amsterdam (CET, before the switch to summer time that night).
-    await db.update(orders).set({ createdAt: Date.UTC(2023, 2, 26, 0, 30, 0) / 1000 }).where(inArray(orders.id, [one.id]));
+    await db
+      .update(orders)
+      .set({ createdAt: Date.UTC(2023, 2, 26, 0, 30, 0) / 1000 })
+      .where(inArray(orders.id, [one.id]));
     // 2023-03-26 01:30:00 UTC is 03:30 in Amsterdam (CEST).
-    await db.update(orders).set({ createdAt: Date.UTC(2023, 2, 26, 1, 30, 0) / 1000 }).where(inArray(orders.id, [three.id]));
+    await db
+      .update(orders)
+      .set({ createdAt: Date.UTC(2023, 2, 26, 1, 30, 0) / 1000 })
+      .where(inArray(orders.id, [three.id]));
     const between = (date_from: string, date_to: string) => ids({ date_from, date_to });
     expect(await between("2023-03-26 01:30:00", "2023-03-26 01:30:00")).toEqual([one.id]);
     expect(await between("2023-03-26 03:30:00", "2023-03-26 03:30:00")).toEqual([three.id]);
@@ -150,7 +160,10 @@ describe("POST /admin/bulk/order-emails/list", () => {
     const b = await dashboardOrder(theirs);
     // A moment of 2004 no other test uses narrows the list to these two orders.
     const moment = Date.UTC(2004, 0, 2) / 1000 + Math.floor(Math.random() * 360 * 86_400);
-    await db.update(orders).set({ createdAt: moment }).where(inArray(orders.id, [a.id, b.id]));
+    await db
+      .update(orders)
+      .set({ createdAt: moment })
+      .where(inArray(orders.id, [a.id, b.id]));
     const at = wallClockAt(moment * 1000);
     const body = criteria("", { date_from: at, date_to: at });
     expect(await listIds(body)).toEqual([a.id, b.id]);
@@ -206,7 +219,11 @@ describe("POST /admin/bulk/order-emails/send", () => {
     expect(again.body).toContain("<table><tr><td>Regular</td><td>2</td><td>20.00 EUR</td></tr></table>");
     expect(again.body).not.toMatch(/\{%[A-Z-]+%\}/);
     // The outbox provider marks it sent once the queue consumer ran.
-    await waitFor("the resent email to be sent", async () => (await outboxOf(paid.id))[1]!.status, (st) => st === "sent");
+    await waitFor(
+      "the resent email to be sent",
+      async () => (await outboxOf(paid.id))[1]!.status,
+      (st) => st === "sent",
+    );
   });
 
   it("offers the personalisation link again only while a ticket of the order is still to be personalised", async () => {

@@ -84,7 +84,10 @@ describe("object sync intents", () => {
 
   it("the call that reaches the object clears its intent", async () => {
     const { event, type } = await setup();
-    const placed = await expectJson(call("POST", "/admin/orders", { body: { event_id: event.id, name: "Ann", email: "ann@example.com", tickets: [{ [type.id]: 1 }] } }), 201);
+    const placed = await expectJson(
+      call("POST", "/admin/orders", { body: { event_id: event.id, name: "Ann", email: "ann@example.com", tickets: [{ [type.id]: 1 }] } }),
+      201,
+    );
     for (let i = 0; i < 50 && (await intentsOf(placed.uid)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await intentsOf(placed.uid)).toEqual([]);
   });
@@ -115,7 +118,10 @@ describe("object sync intents", () => {
 
   it("renaming an open order teaches its object the new name and keeps its payment deadline", async () => {
     const { event, type } = await setup({ price: 10 });
-    const placed = await expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Old Name", email: "old@example.com", tickets: [{ [type.id]: 1 }] } }), 201);
+    const placed = await expectJson(
+      call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Old Name", email: "old@example.com", tickets: [{ [type.id]: 1 }] } }),
+      201,
+    );
     const row = (await db.select().from(orders).where(eq(orders.id, placed.id)).get())!;
     for (let i = 0; i < 50 && (await reservationOf(event.id, row.uid))?.state !== "taken"; i++) await new Promise((r) => setTimeout(r, 20));
     await expectJson(call("PUT", `/admin/orders/${placed.id}`, { body: { name: "New Name" } }), 200);
@@ -132,7 +138,9 @@ describe("object sync intents", () => {
     const base = depsFromEnv(env);
     const unreachable: Deps = {
       ...base,
-      eventObjects: { get: (id) => new Proxy(base.eventObjects.get(id), { get: (t, p) => (p === "release" ? () => Promise.reject(new Error("gone")) : Reflect.get(t, p)) }) },
+      eventObjects: {
+        get: (id) => new Proxy(base.eventObjects.get(id), { get: (t, p) => (p === "release" ? () => Promise.reject(new Error("gone")) : Reflect.get(t, p)) }),
+      },
     };
     await completePayment(unreachable, order.paymentGroup, { status: "canceled" });
     expect((await db.select().from(orders).where(eq(orders.id, order.id)).get())!.paymentStatus).toBe("canceled");

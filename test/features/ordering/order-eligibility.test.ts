@@ -47,7 +47,11 @@ async function place(s: Shop, counts: number[] = [1], extra: Json = {}): Promise
 
 const ordersOf = (eventId: number) => db.select().from(orders).where(eq(orders.eventId, eventId)).orderBy(orders.id);
 const claimsOf = (eventId: number) => db.select().from(orderClaims).where(eq(orderClaims.eventId, eventId)).orderBy(orderClaims.id);
-const eligibilityLogs = (eventId: number) => db.select().from(logs).where(and(eq(logs.eventId, eventId), eq(logs.logType, "Eligibility")));
+const eligibilityLogs = (eventId: number) =>
+  db
+    .select()
+    .from(logs)
+    .where(and(eq(logs.eventId, eventId), eq(logs.logType, "Eligibility")));
 const reservations = async (eventId: number) => (await eventObject(env, eventId).snapshot()).reservations;
 const remaining = (eventId: number) => eventObject(env, eventId).remaining();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -95,7 +99,10 @@ function decide(checkoutUrl: string, action: "pay" | "cancel"): Promise<Response
 /** An open order whose payment time ran out, expired as the object's alarm would have it. */
 async function expire(order: Json, eventId: number) {
   await settled(eventId);
-  await db.update(orders).set({ expiresAt: Math.floor(Date.now() / 1000) - 60 }).where(eq(orders.id, order.id));
+  await db
+    .update(orders)
+    .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+    .where(eq(orders.id, order.id));
   await expireOrder(depsFromEnv(env), order.uid, eventId);
   const row = await db.select().from(orders).where(eq(orders.id, order.id)).get();
   expect(row?.paymentStatus).toBe("expired");
@@ -188,7 +195,9 @@ describe("unique users: one live order per email", () => {
     const b = await shop({ event: { unique_users_needed: true, unique_event_ids: String(a.event.id) } });
     await expectJson(call("PUT", `/admin/events/${a.event.id}`, { body: { unique_event_ids: String(b.event.id) } }), 200);
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? post(a.event.id, body(a, [1], { email: "gil@example.com" })) : post(b.event.id, body(b, [1], { email: "GIL@example.com" })))),
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0 ? post(a.event.id, body(a, [1], { email: "gil@example.com" })) : post(b.event.id, body(b, [1], { email: "GIL@example.com" })),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((x) => x === 201)).toHaveLength(1);
@@ -514,7 +523,11 @@ describe("user groups: the REST check (group_type 2)", () => {
   it("dashboard orders are checked too", async () => {
     const name = unique("elig-dash");
     const s = await checked(name, { status: 403, body: '{"count": 0, "error": "Staff only"}' }, { event: { add_dashboard_orders_needed: true } });
-    const err = await expectError(call("POST", "/admin/orders", { body: { event_id: s.event.id, name: "X", email: "x@example.com", tickets: lines(s, [1]) } }), 400, "order_not_allowed");
+    const err = await expectError(
+      call("POST", "/admin/orders", { body: { event_id: s.event.id, name: "X", email: "x@example.com", tickets: lines(s, [1]) } }),
+      400,
+      "order_not_allowed",
+    );
     expect(err.message).toBe("Staff only");
     expect(await receivedBy(name)).toHaveLength(1);
   });

@@ -248,7 +248,14 @@ describe("DELETE and POST /admin/tickets/<order_id>", () => {
 
   it("a passe-partout order has tickets at P and at each child; delete and re-issue keep the shape", async () => {
     const group = unique("G");
-    const c1 = await newEvent({ event_name: unique("Child one "), group_type: 1, event_group: group, stock: 10, event_date: "2031-05-02 18:30:00", timezone: "Asia/Tokyo" });
+    const c1 = await newEvent({
+      event_name: unique("Child one "),
+      group_type: 1,
+      event_group: group,
+      stock: 10,
+      event_date: "2031-05-02 18:30:00",
+      timezone: "Asia/Tokyo",
+    });
     const c2 = await newEvent({ event_name: unique("Child two "), group_type: 1, event_group: group });
     const p = await newEvent({ event_name: unique("Pass "), group_type: 3, event_group: group, event_date: "2031-05-01 20:00:00", timezone: "America/New_York" });
     const pass = await createTicketType(p.id, { name: "Weekend pass", price: 99 });

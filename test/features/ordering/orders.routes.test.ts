@@ -39,9 +39,7 @@ interface Setup {
 }
 
 /** An event taking dashboard orders, with the given ticket types (default one "Regular" at 10.00) and input fields. */
-async function setup(
-  options: { event?: Json; types?: Json[]; fields?: Json[]; auth?: Credentials } = {},
-): Promise<Setup> {
+async function setup(options: { event?: Json; types?: Json[]; fields?: Json[]; auth?: Credentials } = {}): Promise<Setup> {
   const event = await createEvent({ event_name: unique("Orders "), add_dashboard_orders_needed: true, ...options.event }, options.auth);
   const types: Json[] = [];
   for (const t of options.types ?? [{ name: "Regular", price: 10 }]) types.push(await createTicketType(event.id, t, options.auth));
@@ -57,8 +55,7 @@ function orderBody(s: Setup, counts: number[] = [1], extra: Json = {}): Json {
   return { event_id: s.event.id, name: "Ann Smith", email: "ann@example.com", tickets: ticketLines(s.types, counts), ...extra };
 }
 
-const post = (body: unknown, options: { auth?: Credentials; headers?: Record<string, string> } = {}) =>
-  call("POST", "/admin/orders", { body, ...options });
+const post = (body: unknown, options: { auth?: Credentials; headers?: Record<string, string> } = {}) => call("POST", "/admin/orders", { body, ...options });
 
 async function placeOrder(s: Setup, counts: number[] = [1], extra: Json = {}): Promise<Json> {
   return expectJson(post(orderBody(s, counts, extra)), 201);
@@ -180,7 +177,12 @@ describe("POST /admin/orders", () => {
   });
 
   it("counts the sale: event and type sold go up (uncounted types do not count for the event)", async () => {
-    const s = await setup({ types: [{ name: "Adult", price: 10 }, { name: "Baby", price: 0, is_counted: false }] });
+    const s = await setup({
+      types: [
+        { name: "Adult", price: 10 },
+        { name: "Baby", price: 0, is_counted: false },
+      ],
+    });
     await placeOrder(s, [2, 3]);
     expect(await soldOf(s)).toEqual({ event: 2, types: [2, 3] });
   });
@@ -243,7 +245,12 @@ describe("POST /admin/orders", () => {
   });
 
   it("takes amount as the total and shows the difference to the list price as discount", async () => {
-    const s = await setup({ types: [{ name: "Regular", price: "12.10", vat: 21 }, { name: "Child", price: 5 }] });
+    const s = await setup({
+      types: [
+        { name: "Regular", price: "12.10", vat: 21 },
+        { name: "Child", price: 5 },
+      ],
+    });
     const a = await placeOrder(s, [2, 1], { amount: "20.50" });
     expect(a).toMatchObject({ total: 20.5, discount: 8.7 }); // list 29.20
     const b = await placeOrder(s, [1, 0], { amount: "12.1" });
@@ -383,24 +390,34 @@ describe("POST /admin/orders: validation in the decided order", () => {
   });
 
   it("refuses tickets that leave out a type, naming the first missing one in event order", async () => {
-    const s = await setup({ types: [{ name: "Early bird", price: 5 }, { name: "Regular", price: 10 }, { name: "VIP", price: 50 }] });
-    await refused(
-      s,
-      { ...orderBody(s), tickets: [{ [s.types[0]!.id]: 1 }] },
-      400,
-      "order_missing_ticket_type",
-      "Missing ticket type: Regular",
-    );
+    const s = await setup({
+      types: [
+        { name: "Early bird", price: 5 },
+        { name: "Regular", price: 10 },
+        { name: "VIP", price: 50 },
+      ],
+    });
+    await refused(s, { ...orderBody(s), tickets: [{ [s.types[0]!.id]: 1 }] }, 400, "order_missing_ticket_type", "Missing ticket type: Regular");
     await refused(s, { ...orderBody(s), tickets: [{ [s.types[2]!.id]: 1 }] }, 400, "order_missing_ticket_type", "Missing ticket type: Early bird");
   });
 
   it("refuses an order of nothing with order_no_tickets", async () => {
-    const s = await setup({ types: [{ name: "A", price: 1 }, { name: "B", price: 2 }] });
+    const s = await setup({
+      types: [
+        { name: "A", price: 1 },
+        { name: "B", price: 2 },
+      ],
+    });
     await refused(s, orderBody(s, [0, 0]), 400, "order_no_tickets", "No tickets ordered");
   });
 
   it("refuses a count outside the type's minimum or maximum with order_wrong_amount", async () => {
-    const s = await setup({ types: [{ name: "Group", price: 5, minimum_to_order: 3, maximum_to_order: 5 }, { name: "Single", price: 10 }] });
+    const s = await setup({
+      types: [
+        { name: "Group", price: 5, minimum_to_order: 3, maximum_to_order: 5 },
+        { name: "Single", price: 10 },
+      ],
+    });
     await refused(s, orderBody(s, [2, 0]), 400, "order_wrong_amount", "Wrong amount for this ticket type: Group");
     await refused(s, orderBody(s, [6, 0]), 400, "order_wrong_amount", "Wrong amount for this ticket type: Group");
     // The minimum applies only above 0.
@@ -418,13 +435,7 @@ describe("POST /admin/orders: validation in the decided order", () => {
 
   it("refuses a missing required field with order_required_fields", async () => {
     const s = await setup({ fields: [{ name: "Company", is_required: true }, { name: "City" }] });
-    await refused(
-      s,
-      orderBody(s, [1], { fields: { [s.fields[1]!.id]: "Utrecht" } }),
-      400,
-      "order_required_fields",
-      "Required extra input fields not available",
-    );
+    await refused(s, orderBody(s, [1], { fields: { [s.fields[1]!.id]: "Utrecht" } }), 400, "order_required_fields", "Required extra input fields not available");
     await refused(s, orderBody(s, [1]), 400, "order_required_fields");
   });
 
@@ -497,7 +508,10 @@ describe("POST /admin/orders: validation in the decided order", () => {
   it("answers the earlier rule when several fail", async () => {
     const s = await setup({
       event: { timezone: "UTC", start_date: "2099-01-01 00:00:00" },
-      types: [{ name: "A", price: 1, maximum_to_order: 1 }, { name: "B", price: 2 }],
+      types: [
+        { name: "A", price: 1, maximum_to_order: 1 },
+        { name: "B", price: 2 },
+      ],
       fields: [{ name: "Company", is_required: true }],
     });
     const missingType = { tickets: [{ [s.types[0]!.id]: 5 }] };
@@ -511,7 +525,10 @@ describe("POST /admin/orders: validation in the decided order", () => {
     await refused(s, orderBody(s, [1], missingType), 400, "order_event_inactive");
 
     const open = await setup({
-      types: [{ name: "A", price: 1, maximum_to_order: 1 }, { name: "B", price: 2 }],
+      types: [
+        { name: "A", price: 1, maximum_to_order: 1 },
+        { name: "B", price: 2 },
+      ],
       fields: [{ name: "Company", is_required: true }],
     });
     // missing type + wrong amount + missing required field -> missing type
@@ -749,7 +766,12 @@ describe("GET /admin/orders", () => {
   });
 
   it("embeds the order's tickets response under _embedded.tickets with _embed", async () => {
-    const s = await setup({ types: [{ name: "Regular", price: 10 }, { name: "VIP", price: 20 }] });
+    const s = await setup({
+      types: [
+        { name: "Regular", price: 10 },
+        { name: "VIP", price: 20 },
+      ],
+    });
     const o = await placeOrder(s, [2, 1]);
     const orderTickets = await expectJson(call("GET", `/admin/tickets/${o.id}`), 200);
     expect(orderTickets.tickets).toHaveLength(3);
@@ -903,7 +925,12 @@ describe("PUT /admin/orders/<id>", () => {
 
 describe("DELETE /admin/orders/<id>", () => {
   it("deletes the order and its tickets, answers previous, and gives the units back", async () => {
-    const s = await setup({ types: [{ name: "Limited", price: 10, stock_control: true, stock: 3 }, { name: "Free", price: 0 }] });
+    const s = await setup({
+      types: [
+        { name: "Limited", price: 10, stock_control: true, stock: 3 },
+        { name: "Free", price: 0 },
+      ],
+    });
     const o = await placeOrder(s, [3, 1]);
     await expectJson(call("PUT", `/admin/orders/${o.id}`, { body: { custom_status: "cancelled by phone" } }), 200);
     expect(await soldOf(s)).toEqual({ event: 4, types: [3, 1] });
@@ -944,7 +971,12 @@ describe("DELETE /admin/orders/<id>", () => {
   });
 
   it("gives the units back once when the same order is deleted twice at once", async () => {
-    const s = await setup({ types: [{ name: "Regular", price: 10 }, { name: "VIP", price: 50 }] });
+    const s = await setup({
+      types: [
+        { name: "Regular", price: 10 },
+        { name: "VIP", price: 50 },
+      ],
+    });
     const keep = await placeOrder(s, [1, 1]);
     const o = await placeOrder(s, [2, 1]);
     await db.update(orders).set({ paymentStatus: "paid" }).where(eq(orders.id, o.id));
@@ -963,7 +995,10 @@ describe("DELETE /admin/orders/<id>", () => {
     const s = await setup();
     const o = await placeOrder(s);
     await expectJson(call("DELETE", `/admin/orders/${o.id}`), 200);
-    const [row] = await db.select({ n: count() }).from(logs).where(and(eq(logs.orderId, o.id), eq(logs.eventId, s.event.id)));
+    const [row] = await db
+      .select({ n: count() })
+      .from(logs)
+      .where(and(eq(logs.orderId, o.id), eq(logs.eventId, s.event.id)));
     expect(row!.n).toBe(0);
   });
 

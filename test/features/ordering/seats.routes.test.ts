@@ -82,7 +82,10 @@ async function settledSnapshot(eventId: number): Promise<LedgerSnapshot> {
     await sleep(50);
   }
   const snap = await obj(eventId).snapshot();
-  expect(snap.reservations.filter((r) => r.state !== "taken"), `event ${eventId}: reservations still held`).toEqual([]);
+  expect(
+    snap.reservations.filter((r) => r.state !== "taken"),
+    `event ${eventId}: reservations still held`,
+  ).toEqual([]);
   return snap;
 }
 
@@ -445,10 +448,7 @@ describe("seat settings validation", () => {
 
   it("accepts a linked_event with an empty plan of its own (but still wants a good format)", async () => {
     const owner = await createEvent({ event_name: unique("Owner "), seats_needed: true, seats: { seats_config: "A:1-10", seats_format: "%s%d" } });
-    const sharer = await expectJson(
-      post({ seats_needed: true, seats: { seats_config: "", seats_format: "%s-%02d", linked_event: owner.id } }),
-      201,
-    );
+    const sharer = await expectJson(post({ seats_needed: true, seats: { seats_config: "", seats_format: "%s-%02d", linked_event: owner.id } }), 201);
     expect(sharer.seats).toEqual({ number_of_seats: 0, seats_config: "", seats_format: "%s-%02d", linked_event: owner.id });
     const err = await expectError(post({ seats_needed: true, seats: { seats_config: "", seats_format: "Seat %d", linked_event: owner.id } }), 400, "rest_invalid_param");
     expect(Object.keys(err.data.params ?? {})).toContain("seats");
@@ -492,7 +492,10 @@ describe("customer orders", () => {
   /** The order's payment deadline has passed and the expiry ran (as the object's alarm would have it through the queue). */
   async function expire(o: Json, eventId: number) {
     await settledSnapshot(eventId);
-    await db.update(orders).set({ expiresAt: Math.floor(Date.now() / 1000) - 60 }).where(eq(orders.id, o.id));
+    await db
+      .update(orders)
+      .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+      .where(eq(orders.id, o.id));
     await expireOrder(depsFromEnv(env), o.uid, eventId);
     expect((await expectJson(call("GET", `/admin/orders/${o.id}`), 200)).payment_status).toBe("expired");
   }

@@ -13,18 +13,7 @@ import type { TicketLine } from "../../../src/domain/order-rules";
 import { holdStock, planStock, rebuildEventObject, releaseStock, type StockPlan } from "../../../src/features/ordering/stock.service";
 import { call, expectJson, unique } from "../../helpers/api";
 import { db } from "../../helpers/catalogue";
-import {
-  createOrderEvent,
-  createOrderType,
-  eventSold,
-  orderBody,
-  ordersOf,
-  placeOrder,
-  postOrder,
-  race,
-  typeSold,
-  type RaceOutcome,
-} from "../../helpers/orders";
+import { createOrderEvent, createOrderType, eventSold, orderBody, ordersOf, placeOrder, postOrder, race, typeSold, type RaceOutcome } from "../../helpers/orders";
 
 /**
  * The hold / take / release protocol of docs/stock.md (decisions.md sections 1, 5.6 and 13): one event object per
@@ -68,7 +57,10 @@ async function settledSnapshot(eventId: number): Promise<LedgerSnapshot> {
     await sleep(50);
   }
   const snap = await stub.snapshot();
-  expect(snap.reservations.filter((r) => r.state !== "taken"), `event ${eventId}: reservations still held`).toEqual([]);
+  expect(
+    snap.reservations.filter((r) => r.state !== "taken"),
+    `event ${eventId}: reservations still held`,
+  ).toEqual([]);
   return snap;
 }
 
@@ -86,7 +78,11 @@ async function servicePieces(eventId: number, counts: Record<string, number>) {
   expect(event).toBeDefined();
   const types = await db.select().from(ticketTypes).where(eq(ticketTypes.eventId, eventId)).orderBy(asc(ticketTypes.position));
   const lines: TicketLine[] = types.map((type) => ({ type, count: counts[type.id] ?? 0 }));
-  const seeds = ticketSeeds(event!, lines.filter((l) => l.count > 0), []);
+  const seeds = ticketSeeds(
+    event!,
+    lines.filter((l) => l.count > 0),
+    [],
+  );
   return { event: event!, lines, seeds };
 }
 
@@ -260,7 +256,10 @@ describe("the object decides on the current catalogue", () => {
     // The stock is lowered to 3 in D1, but the push never reaches the object.
     await db.batch([
       db.update(ticketTypes).set({ stock: 3 }).where(eq(ticketTypes.id, type.id)),
-      db.update(events).set({ configVersion: pushed + 1 }).where(eq(events.id, event.id)),
+      db
+        .update(events)
+        .set({ configVersion: pushed + 1 })
+        .where(eq(events.id, event.id)),
     ]);
     expect(await stub.remaining()).toEqual({ event: null, types: { [type.id]: 10 } });
 
@@ -421,7 +420,11 @@ describe("a failure between steps leaves nothing held", () => {
     expect(await obj(event.id).remaining()).toEqual({ event: 18, types: { [adult.id]: 8, [child.id]: null } });
     expect(await obj(linked.id).remaining()).toEqual({ event: 48, types: { [linkedAdult.id]: 38 } });
 
-    await releaseStock(deps(), uid, plan.steps.map((s) => s.eventId));
+    await releaseStock(
+      deps(),
+      uid,
+      plan.steps.map((s) => s.eventId),
+    );
     await expectNoReservation(event.id, uid);
     await expectNoReservation(linked.id, uid);
     expect(await obj(event.id).remaining()).toEqual({ event: 20, types: { [adult.id]: 10, [child.id]: null } });
@@ -450,7 +453,12 @@ describe("the object's alarm settles holds that were never confirmed", () => {
 
     const abandoned = newOrderUid();
     const start = Date.now();
-    expect(await stub.reserve({ uid: abandoned, typeUnits: { [type.id]: 4 }, eventUnits: 4, tickets: [{ id: "ABANDONED0000001", typeId: type.id, typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
+    expect(
+      await stub.reserve(
+        { uid: abandoned, typeUnits: { [type.id]: 4 }, eventUnits: 4, tickets: [{ id: "ABANDONED0000001", typeId: type.id, typeName: "Limited" }] },
+        version,
+      ),
+    ).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 16, types: { [type.id]: 6 } });
     const [hold] = (await stub.snapshot()).reservations;
     expect(hold).toMatchObject({ uid: abandoned, state: "held" });
@@ -483,8 +491,18 @@ describe("the object's alarm settles holds that were never confirmed", () => {
 
     const written = newOrderUid();
     const cancelled = newOrderUid();
-    expect(await stub.reserve({ uid: written, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [{ id: "WRITTEN000000001", typeId: type.id, typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
-    expect(await stub.reserve({ uid: cancelled, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [{ id: "CANCELLED0000001", typeId: type.id, typeName: "Limited" }] }, version)).toEqual({ ok: true, seats: [] });
+    expect(
+      await stub.reserve(
+        { uid: written, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [{ id: "WRITTEN000000001", typeId: type.id, typeName: "Limited" }] },
+        version,
+      ),
+    ).toEqual({ ok: true, seats: [] });
+    expect(
+      await stub.reserve(
+        { uid: cancelled, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [{ id: "CANCELLED0000001", typeId: type.id, typeName: "Limited" }] },
+        version,
+      ),
+    ).toEqual({ ok: true, seats: [] });
     expect(await stub.remaining()).toEqual({ event: 15, types: { [type.id]: 5 } });
 
     // The D1 batch landed, but the confirm never came.
@@ -615,7 +633,10 @@ describe("a rebuilt object answers exactly as the live one did", () => {
     // A crash after the D1 delete, before the release: D1 forgot the order, the object did not.
     await db.batch([db.delete(tickets).where(eq(tickets.orderId, lost.id)), db.delete(orders).where(eq(orders.id, lost.id))]);
     // And a hold whose order never reached D1.
-    expect(await stub.reserve({ uid: newOrderUid(), typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [] }, await stub.configVersion())).toEqual({ ok: true, seats: [] });
+    expect(await stub.reserve({ uid: newOrderUid(), typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [] }, await stub.configVersion())).toEqual({
+      ok: true,
+      seats: [],
+    });
     expect(await stub.remaining()).toEqual({ event: 4, types: { [type.id]: 2 } });
 
     await rebuildEventObject(deps(), event.id);
@@ -680,7 +701,10 @@ describe("deleting an order gives its units back", () => {
 
     await expectJson(call("DELETE", `/admin/orders/${order.id}`), 200);
 
-    for (const [id, stock] of [[c1.id, 5], [c2.id, 7]] as const) {
+    for (const [id, stock] of [
+      [c1.id, 5],
+      [c2.id, 7],
+    ] as const) {
       expect((await obj(id).remaining())!.event).toBe(stock);
       expect(await obj(id).snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
     }

@@ -53,7 +53,12 @@ async function dashboardOrder(s: Shop, counts: number[] = [1]): Promise<Json> {
   return expectJson(call("POST", "/admin/orders", { body: { event_id: s.event.id, name: "Desk Sale", email: "desk@example.com", tickets: lines(s, counts) } }), 201);
 }
 
-const waitStatus = (orderId: number, status: string) => waitFor(`order ${orderId} to be ${status}`, () => statusOf(orderId), (s) => s === status);
+const waitStatus = (orderId: number, status: string) =>
+  waitFor(
+    `order ${orderId} to be ${status}`,
+    () => statusOf(orderId),
+    (s) => s === status,
+  );
 
 async function ticketIdsOf(orderId: number): Promise<string[]> {
   const view = await expectJson(call("GET", `/admin/tickets/${orderId}`), 200);
@@ -68,7 +73,11 @@ const refundedEntries = async (orderId: number) => (await logsOf(orderId)).filte
 
 /** Waits for the refund's log entry (written in the refund's batch) and answers its description. */
 async function refundLog(orderId: number): Promise<string> {
-  const entries = await waitFor(`a refund log entry of order ${orderId}`, () => refundedEntries(orderId), (e) => e.length > 0);
+  const entries = await waitFor(
+    `a refund log entry of order ${orderId}`,
+    () => refundedEntries(orderId),
+    (e) => e.length > 0,
+  );
   expect(entries, `refund log entries of order ${orderId}`).toHaveLength(1);
   return entries[0]!.description as string;
 }
@@ -336,7 +345,11 @@ describe("a refund's effects", () => {
     expect(await statusOf(kept.id)).toBe("paid");
     // Sold goes down by the refunded tickets; the event object gives the units back.
     expect(await soldOf(s)).toEqual({ event: 2, types: [2] });
-    await waitFor("remaining back to 8", () => formRemaining(s), (n) => n === 8);
+    await waitFor(
+      "remaining back to 8",
+      () => formRemaining(s),
+      (n) => n === 8,
+    );
     // Revoked for offline scanners; unknown to the event object for online scans.
     const revoked = await expectJson(call("GET", "/scans/revoked", { key: gate, auth: null }), 200);
     expect(revoked.event_id).toBe(s.event.id);
@@ -346,7 +359,11 @@ describe("a refund's effects", () => {
     const scan = await expectJson(call("POST", "/scans", { key: gate, auth: null, body: { id: tickets[0] } }), 200);
     expect(scan).toMatchObject({ status: false, error: "Ticket not found" });
     // The cached PDF is purged; the download is no longer there.
-    await waitFor("the cached PDF to be purged", () => env.FILES.head(`tickets/${o.uid}.pdf`), (h) => h === null);
+    await waitFor(
+      "the cached PDF to be purged",
+      () => env.FILES.head(`tickets/${o.uid}.pdf`),
+      (h) => h === null,
+    );
     const after = await call("GET", `/tickets/${o.uid}`, { key: null, auth: null });
     expect(after.status).not.toBe(200);
     await after.arrayBuffer();
@@ -416,7 +433,11 @@ describe("a refund's effects", () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]!.description).toMatch(new RegExp(`^Order ${o.id} was refunded \\((35|39)\\.00 EUR\\)\\.$`));
     expect(await soldOf(s)).toEqual({ event: 1, types: [1] });
-    await waitFor("remaining back to 9", () => formRemaining(s), (n) => n === 9);
+    await waitFor(
+      "remaining back to 9",
+      () => formRemaining(s),
+      (n) => n === 9,
+    );
     await sleep(300);
     expect(await formRemaining(s)).toBe(9);
     expect(await statusOf(other.id)).toBe("paid");
@@ -446,7 +467,10 @@ async function stripePaidOrder(s: Shop, count: number, pi: string): Promise<Json
   const api = unique("stripe-session-");
   await programStub(api, { body: JSON.stringify(SESSION) });
   const o = await expectJson(
-    callWith(stripeEnv(api), request("POST", `/events/${s.event.id}/orders`, { auth: null, body: { name: "Ann Smith", email: "ann@example.com", tickets: lines(s, [count]) } })),
+    callWith(
+      stripeEnv(api),
+      request("POST", `/events/${s.event.id}/orders`, { auth: null, body: { name: "Ann Smith", email: "ann@example.com", tickets: lines(s, [count]) } }),
+    ),
     201,
   );
   expect(o.payment.provider).toBe("stripe");
@@ -473,7 +497,11 @@ async function stripePaidOrder(s: Shop, count: number, pi: string): Promise<Json
   });
   const res = await callWith(
     stripeEnv(api),
-    new Request(`${BASE}/payments/stripe/webhook`, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": await signStripe(event) }, body: event }),
+    new Request(`${BASE}/payments/stripe/webhook`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Stripe-Signature": await signStripe(event) },
+      body: event,
+    }),
   );
   expect(res.status, await res.text()).toBe(200);
   const row = await db.select().from(orders).where(eq(orders.id, o.id)).get();
@@ -632,7 +660,11 @@ describe("POST /admin/orders/<id>/refund", () => {
     expect(await refundLog(o.id)).toBe(`Order ${o.id} was refunded (25.00 EUR).`);
     expect(await ticketIdsOf(o.id)).toEqual([]);
     expect(await soldOf(s)).toEqual({ event: 0, types: [0] });
-    await waitFor("remaining back to 4", () => formRemaining(s), (n) => n === 4);
+    await waitFor(
+      "remaining back to 4",
+      () => formRemaining(s),
+      (n) => n === 4,
+    );
     // Refunded now: a second refund is a 409.
     const err = await expectError(refundOne(o.id), 409, "order_not_paid");
     expect(err.message).toBe(NOT_PAID);

@@ -51,10 +51,7 @@ async function shop(stock: number | null = 10, event: Json = {}, type: Json = {}
 }
 
 async function order(s: Shop, count = 1, email = "ann@example.com"): Promise<Json> {
-  return expectJson(
-    call("POST", `/events/${s.event.id}/orders`, { auth: null, body: { name: "Ann Smith", email, tickets: [{ [s.type.id]: count }] } }),
-    201,
-  );
+  return expectJson(call("POST", `/events/${s.event.id}/orders`, { auth: null, body: { name: "Ann Smith", email, tickets: [{ [s.type.id]: count }] } }), 201);
 }
 
 async function row(id: number): Promise<OrderRow> {
@@ -63,8 +60,7 @@ async function row(id: number): Promise<OrderRow> {
   return r!;
 }
 
-const ticketIds = async (orderId: number) =>
-  (await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId))).map((t) => t.id).sort();
+const ticketIds = async (orderId: number) => (await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId))).map((t) => t.id).sort();
 
 async function sold(s: Shop): Promise<{ event: number; type: number }> {
   const event = await expectJson(call("GET", `/admin/events/${s.event.id}`), 200);
@@ -106,7 +102,10 @@ async function statusWhen(id: number, wanted: string, timeoutMs = 15_000): Promi
 
 /** The payment deadline has passed in D1 (the object's copy is moved separately where a test needs it). */
 async function pastDeadline(o: Json): Promise<void> {
-  await db.update(orders).set({ expiresAt: nowSeconds() - 60 }).where(eq(orders.id, o.id));
+  await db
+    .update(orders)
+    .set({ expiresAt: nowSeconds() - 60 })
+    .where(eq(orders.id, o.id));
 }
 
 async function expired(s: Shop, o: Json): Promise<void> {
@@ -133,7 +132,10 @@ describe("completePayment: paid", () => {
     expect(await left(s)).toBe(7);
     const take = await reservationWhen(s.event.id, o.uid, (r) => r?.deadline === null);
     expect(take).toMatchObject({ state: "taken", deadline: null, typeUnits: { [s.type.id]: 3 } });
-    const objectTickets = (await obj(s.event.id).snapshot()).tickets.filter((t) => t.uid === o.uid).map((t) => t.id).sort();
+    const objectTickets = (await obj(s.event.id).snapshot()).tickets
+      .filter((t) => t.uid === o.uid)
+      .map((t) => t.id)
+      .sort();
     expect(objectTickets).toEqual(first);
 
     const again = await completePayment(deps(), o.uid, paid(o));
@@ -175,10 +177,7 @@ describe("completePayment: paid", () => {
   it("fires order.created at payment, not when the open order is placed", async () => {
     const name = unique("pay-created-");
     await programStub(name);
-    const hook = await expectJson(
-      call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: "s3cret", topic: "order.created" } }),
-      201,
-    );
+    const hook = await expectJson(call("POST", "/admin/webhooks", { body: { name, url: stubUrl(`/${name}/hook`), secret: "s3cret", topic: "order.created" } }), 201);
     await expectJson(call("PUT", `/admin/webhooks/${hook.id}`, { body: { enabled: true } }), 200);
     const s = await shop(10, { webhooks_needed: true });
     const o = await order(s, 2);
@@ -381,7 +380,12 @@ describe("late payment (paid after the order expired)", () => {
     expect(await left(s)).toBe(0);
     const take = await reservationWhen(s.event.id, o.uid, (r) => r?.state === "taken" && r.deadline === null);
     expect(take).toMatchObject({ state: "taken", deadline: null, typeUnits: { [s.type.id]: 2 } });
-    expect(await db.select().from(logs).where(and(eq(logs.orderId, o.id), eq(logs.logType, "Payment")))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(logs)
+        .where(and(eq(logs.orderId, o.id), eq(logs.logType, "Payment"))),
+    ).toEqual([]);
     // Nobody can buy the units now.
     const refused = await call("POST", `/events/${s.event.id}/orders`, { auth: null, body: { name: "Bob", email: "bob@example.com", tickets: [{ [s.type.id]: 1 }] } });
     expect(refused.status).toBe(409);

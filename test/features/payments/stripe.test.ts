@@ -74,8 +74,7 @@ async function row(id: number): Promise<OrderRow> {
   return r!;
 }
 
-const ticketIds = async (orderId: number) =>
-  (await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId))).map((t) => t.id).sort();
+const ticketIds = async (orderId: number) => (await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId))).map((t) => t.id).sort();
 
 const logsOf = (orderId: number) => db.select().from(logs).where(eq(logs.orderId, orderId));
 
@@ -149,7 +148,10 @@ async function deliver(body: string, apiName?: string): Promise<void> {
 
 /** The order's payment deadline passed and the expiry ran (as the event object's alarm hands it to the queue). */
 async function expire(o: Json, s: Shop, apiName: string): Promise<void> {
-  await db.update(orders).set({ expiresAt: nowSeconds() - 60 }).where(eq(orders.id, o.id));
+  await db
+    .update(orders)
+    .set({ expiresAt: nowSeconds() - 60 })
+    .where(eq(orders.id, o.id));
   await expireOrder(stripeDeps(apiName), o.uid, s.event.id);
   expect((await row(o.id)).paymentStatus).toBe("expired");
 }

@@ -119,7 +119,10 @@ const line = (payment_status: string, total_orders: number, total_amount: number
 /** A scans line: type, tickets never scanned, then [location, level, scans]. */
 const scanLine = (ticket_type: string, unscanned: number, rows: [string, number, number][]) => ({
   ticket_type,
-  scans: [{ scan_location: "", scan_level: 0, scan_total: unscanned }, ...rows.map(([scan_location, scan_level, scan_total]) => ({ scan_location, scan_level, scan_total }))],
+  scans: [
+    { scan_location: "", scan_level: 0, scan_total: unscanned },
+    ...rows.map(([scan_location, scan_level, scan_total]) => ({ scan_location, scan_level, scan_total })),
+  ],
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -176,7 +179,8 @@ beforeAll(async () => {
   await dashboardOrder(outsider, [outsiderType.id], { [outsiderType.id]: 4 });
 
   // Tickets valid at each event.
-  const of = (eventId: number, type: string, ...orders: { tickets: Ticket[] }[]) => orders.flatMap((o) => o.tickets).filter((t) => t.eventId === eventId && t.type === type);
+  const of = (eventId: number, type: string, ...orders: { tickets: Ticket[] }[]) =>
+    orders.flatMap((o) => o.tickets).filter((t) => t.eventId === eventId && t.type === type);
   const [a1, a2] = of(e1, "Adult", d1);
   const [a3] = of(e1, "Adult", d2);
   const [c1a] = of(e1, "Child", d1);
@@ -200,7 +204,10 @@ beforeAll(async () => {
   const exit = await key(e1, 9, "Exit");
   const out = await key(e1, 7, "Terrace out");
   const back = await key(e1, 8, "Terrace in");
-  await waitKnown(north, [a1, a2, a3, c1a, c1b, c1c, ...passesAt(e1)].map((t) => t!.id));
+  await waitKnown(
+    north,
+    [a1, a2, a3, c1a, c1b, c1c, ...passesAt(e1)].map((t) => t!.id),
+  );
   await entered(north, a1!.id);
   await entered(vip, a1!.id);
   await entered(exit, a1!.id);
@@ -221,7 +228,10 @@ beforeAll(async () => {
   // E2: the same location name as at E1, and a checkpoint.
   const north2 = await key(e2, 0, "North gate");
   const balcony = await key(e2, 1, "Balcony");
-  await waitKnown(north2, [b1, b2, q1].map((t) => t!.id));
+  await waitKnown(
+    north2,
+    [b1, b2, q1].map((t) => t!.id),
+  );
   await entered(north2, b1!.id);
   await entered(balcony, b1!.id);
   await entered(north2, b2!.id);
@@ -399,7 +409,10 @@ describe("GET /admin/events/<id>/scans/group", () => {
     const type = await createOrderType(event.id, "Solo");
     const { tickets } = await dashboardOrder(event.id, [type.id], { [type.id]: 3 });
     const gate = await key(event.id, 0, "Gate");
-    await waitKnown(gate, tickets.map((t) => t.id));
+    await waitKnown(
+      gate,
+      tickets.map((t) => t.id),
+    );
     await entered(gate, tickets[0]!.id);
     await waitScanRows({ [event.id]: 1 });
     const own = [scanLine("Solo", 2, [["Gate", 0, 1]])];
@@ -476,7 +489,10 @@ describe("what the reports follow", () => {
     const reissued = await dashboardOrder(event.id, [type.id], { [type.id]: 2 });
     const gone = await dashboardOrder(event.id, [type.id], { [type.id]: 1 });
     const gate = await key(event.id, 0, "Gate");
-    await waitKnown(gate, [...kept.tickets, ...reissued.tickets, ...gone.tickets].map((t) => t.id));
+    await waitKnown(
+      gate,
+      [...kept.tickets, ...reissued.tickets, ...gone.tickets].map((t) => t.id),
+    );
     await entered(gate, kept.tickets[0]!.id);
     await entered(gate, reissued.tickets[0]!.id);
     await entered(gate, reissued.tickets[1]!.id);
@@ -535,9 +551,9 @@ describe("what the reports follow", () => {
     expect(unconfirmed.sold).toBe(0);
     expect(await sales(event.id)).toStrictEqual({ id: event.id, orders: [line("booked", 1, 0, 2, [["Guest", 2, 1, 0]])] });
     // Not final yet (nothing sold, no tickets): final counts nothing. (Soft, so that the confirmed half still runs.)
-    expect.soft(unconfirmed._embedded.sales_totals).toStrictEqual([
-      { total_orders: 1, total_amount: 0, total_tickets: 2, final: { total_orders: 0, total_amount: 0, total_tickets: 0 } },
-    ]);
+    expect
+      .soft(unconfirmed._embedded.sales_totals)
+      .toStrictEqual([{ total_orders: 1, total_amount: 0, total_tickets: 2, final: { total_orders: 0, total_amount: 0, total_tickets: 0 } }]);
     expect(unconfirmed._embedded.scan_totals[0].tickets).toBe(0);
 
     const res = await exports.default.fetch(new Request(await emailedConfirmLink(booked.id), { redirect: "manual" }));
@@ -552,12 +568,18 @@ describe("what the reports follow", () => {
   });
 
   it("the type name as the ticket shows it, without the seat", async () => {
-    const event = await createOrderEvent({ seats_needed: true, seats: { number_of_seats: 0, seats_format: ", row %s seat %02d", linked_event: 0, seats_config: "C:7-9" } });
+    const event = await createOrderEvent({
+      seats_needed: true,
+      seats: { number_of_seats: 0, seats_format: ", row %s seat %02d", linked_event: 0, seats_config: "C:7-9" },
+    });
     const type = await createOrderType(event.id, "Regular");
     const { tickets } = await dashboardOrder(event.id, [type.id], { [type.id]: 2 });
     expect(tickets[0]!.type).toMatch(/^Regular, row C seat 0[789]$/);
     const gate = await key(event.id, 0, "Gate");
-    await waitKnown(gate, tickets.map((t) => t.id));
+    await waitKnown(
+      gate,
+      tickets.map((t) => t.id),
+    );
     await entered(gate, tickets[0]!.id);
     await waitScanRows({ [event.id]: 1 });
     expect(await scans(event.id)).toStrictEqual({ id: event.id, tickets: [scanLine("Regular", 1, [["Gate", 0, 1]])] });

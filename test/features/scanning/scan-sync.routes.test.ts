@@ -373,7 +373,16 @@ describe("POST /scans with a signed code", () => {
     const byCode = await scan(f.gate, await signer.sign(f.event.id, a.id));
     const byId = await scan(f.gate, b.id);
     expect(Object.keys(byCode)).toEqual(RESULT_FIELDS);
-    const common = { order_id: placed.id, event: f.event.name, name: "Ann Code", email: "ann.code@example.com", level: 0, type: "Regular", status: true, location: "Gate" };
+    const common = {
+      order_id: placed.id,
+      event: f.event.name,
+      name: "Ann Code",
+      email: "ann.code@example.com",
+      level: 0,
+      type: "Regular",
+      status: true,
+      location: "Gate",
+    };
     expect(byCode).toEqual({ ...common, qrcode: a.id, date: expect.any(String) });
     expect(byId).toEqual({ ...common, qrcode: b.id, date: expect.any(String) });
 
@@ -467,7 +476,10 @@ describe("POST /scans with a signed code", () => {
     const newCode = payloads.find((p) => p.includes(`.${b.id}.`))!;
     expect(newCode.startsWith(`test2.${f.event.id}.${b.id}.`)).toBe(true);
     expect(await scan(f.gate, newCode)).toStrictEqual(notFound(f.event.name, 0));
-    expect(await expectJson(viaRotated(request("POST", "/scans", { key: f.gate, auth: null, body: { id: newCode } })), 200)).toMatchObject({ status: true, qrcode: b.id });
+    expect(await expectJson(viaRotated(request("POST", "/scans", { key: f.gate, auth: null, body: { id: newCode } })), 200)).toMatchObject({
+      status: true,
+      qrcode: b.id,
+    });
 
     // The rotated service publishes both keys, the new one first, still without private parts.
     const published = await expectJson(viaRotated(request("GET", "/scan-keys/public-keys", { key: f.gate, auth: null })), 200);
@@ -541,13 +553,15 @@ describe("GET /scans/tickets", () => {
     const second = await order(f.event.id, f.typeIds, { [f.typeIds[1]!]: 1 }, { name: "Second Buyer", email: "second@example.com" });
     const foreign = await order(other.event.id, other.typeIds, { [other.typeIds[0]!]: 2 });
     const mine = [...first.tickets, ...second.tickets];
-    const body = await waitKnown(f.gate, mine.map((t) => t.id));
+    const body = await waitKnown(
+      f.gate,
+      mine.map((t) => t.id),
+    );
 
     const row = (t: Ticket, o: Placed, name: string) => ({ ticket_id: t.id, order_id: o.order.id, ticket_type: t.type, name });
-    const expected = [
-      ...first.tickets.map((t) => row(t, first, "First Buyer")),
-      ...second.tickets.map((t) => row(t, second, "Second Buyer")),
-    ].sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : x.ticket_id > y.ticket_id ? 1 : 0));
+    const expected = [...first.tickets.map((t) => row(t, first, "First Buyer")), ...second.tickets.map((t) => row(t, second, "Second Buyer"))].sort((x, y) =>
+      x.ticket_id < y.ticket_id ? -1 : x.ticket_id > y.ticket_id ? 1 : 0,
+    );
     expect(body).toStrictEqual({ event_id: f.event.id, tickets: expected });
     // Personal data on every door phone is kept to what a door checks against an identity document (decisions.md 14).
     for (const t of body.tickets) expect(Object.keys(t)).toEqual(["ticket_id", "order_id", "ticket_type", "name"]);
@@ -555,7 +569,10 @@ describe("GET /scans/tickets", () => {
     expect(Object.keys(body)).toEqual(["event_id", "tickets"]);
 
     // The other event's key lists only its own.
-    const theirs = await waitKnown(other.gate, foreign.tickets.map((t) => t.id));
+    const theirs = await waitKnown(
+      other.gate,
+      foreign.tickets.map((t) => t.id),
+    );
     expect(theirs.event_id).toBe(other.event.id);
     expect(theirs.tickets.map((t: Json) => t.ticket_id).sort()).toEqual(foreign.tickets.map((t) => t.id).sort());
     // Any key of the event, whatever its level, gets the same list; scanning changes nothing in it.
@@ -575,7 +592,10 @@ describe("GET /scans/tickets", () => {
     const kept = await order(f.event.id, f.typeIds, { [f.typeIds[0]!]: 1 });
     const reissued = await order(f.event.id, f.typeIds, { [f.typeIds[0]!]: 2 });
     const dropped = await order(f.event.id, f.typeIds, { [f.typeIds[0]!]: 1 });
-    await waitKnown(f.gate, [...kept.tickets, ...reissued.tickets, ...dropped.tickets].map((t) => t.id));
+    await waitKnown(
+      f.gate,
+      [...kept.tickets, ...reissued.tickets, ...dropped.tickets].map((t) => t.id),
+    );
 
     await expectJson(call("DELETE", `/admin/tickets/${reissued.order.id}`), 200);
     const withoutIds = (ids: string[]) => (b: Json) => !b.tickets.some((t: Json) => ids.includes(t.ticket_id));
@@ -611,7 +631,10 @@ describe("GET /scans/tickets", () => {
       const mine = bought.tickets.filter((t) => t.eventId === ev.id);
       expect(mine).toHaveLength(2);
       const extra = ev.id === c1.id ? direct.tickets : [];
-      const body = await waitKnown(key, [...mine, ...extra].map((t) => t.id));
+      const body = await waitKnown(
+        key,
+        [...mine, ...extra].map((t) => t.id),
+      );
       const expected = [
         ...mine.map((t) => ({ ticket_id: t.id, order_id: bought.order.id, ticket_type: "Pass", name: "Pat Pass" })),
         ...extra.map((t) => ({ ticket_id: t.id, order_id: direct.order.id, ticket_type: "Day", name: "Dee Day" })),
@@ -629,8 +652,14 @@ describe("GET /scans/tickets", () => {
     const bought = await order(pass.id, [passType.id], { [passType.id]: 1 }, { name: "Old Name", email: "old@example.com" });
     const childKey = (await createScanKey(child.id, { level: 0, location: "Gate" })).key as string;
     const passKey = (await createScanKey(pass.id, { level: 0, location: "Gate" })).key as string;
-    await waitKnown(childKey, bought.tickets.filter((t) => t.eventId === child.id).map((t) => t.id));
-    await waitKnown(passKey, bought.tickets.filter((t) => t.eventId === pass.id).map((t) => t.id));
+    await waitKnown(
+      childKey,
+      bought.tickets.filter((t) => t.eventId === child.id).map((t) => t.id),
+    );
+    await waitKnown(
+      passKey,
+      bought.tickets.filter((t) => t.eventId === pass.id).map((t) => t.id),
+    );
 
     await expectJson(call("PUT", `/admin/orders/${bought.order.id}`, { body: { name: "New Name", email: "new@example.com" } }), 200);
     for (const [ev, key] of [
@@ -648,9 +677,12 @@ describe("GET /scans/tickets", () => {
     const event = await createEvent({ event_name: unique("Shop ") });
     const type = await createTicketType(event.id, { name: "Regular", price: 10 });
     const gate = (await createScanKey(event.id, { level: 0, location: "Gate" })).key as string;
-    const post = () => expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Shop Buyer", email: "shop@example.com", tickets: [{ [type.id]: 2 }] } }), 201);
+    const post = () =>
+      expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Shop Buyer", email: "shop@example.com", tickets: [{ [type.id]: 2 }] } }), 201);
     const decide = (url: string, action: string) =>
-      exports.default.fetch(new Request(url, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `action=${action}` }));
+      exports.default.fetch(
+        new Request(url, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `action=${action}` }),
+      );
     const paid = await post();
     const cancelled = await post();
     expect(paid.payment_status).toBe("open");
@@ -661,11 +693,12 @@ describe("GET /scans/tickets", () => {
     expect((await decide(paid.payment.checkout_url, "pay")).status).toBe(303);
     const tickets = await ticketsOf(paid.id);
     expect(tickets).toHaveLength(2);
-    const body = await waitKnown(gate, tickets.map((t) => t.id));
+    const body = await waitKnown(
+      gate,
+      tickets.map((t) => t.id),
+    );
     expect(body.tickets).toStrictEqual(
-      tickets
-        .map((t) => ({ ticket_id: t.id, order_id: paid.id, ticket_type: "Regular", name: "Shop Buyer" }))
-        .sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : 1)),
+      tickets.map((t) => ({ ticket_id: t.id, order_id: paid.id, ticket_type: "Regular", name: "Shop Buyer" })).sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : 1)),
     );
   });
 
@@ -698,7 +731,10 @@ describe("GET /scans/revoked", () => {
     const reissued = await order(f.event.id, f.typeIds, { [f.typeIds[0]!]: 2 });
     const deletedOrder = await order(f.event.id, f.typeIds, { [f.typeIds[0]!]: 1 });
     const foreign = await order(other.event.id, other.typeIds, { [other.typeIds[0]!]: 1 });
-    await waitKnown(f.gate, [...keptOrder.tickets, ...reissued.tickets, ...deletedOrder.tickets].map((t) => t.id));
+    await waitKnown(
+      f.gate,
+      [...keptOrder.tickets, ...reissued.tickets, ...deletedOrder.tickets].map((t) => t.id),
+    );
     expect(await expectJson(revoked(f.gate), 200)).toStrictEqual({ event_id: f.event.id, revoked: [] });
 
     const before = Date.now();
@@ -743,8 +779,14 @@ describe("GET /scans/revoked", () => {
     const t2 = t1 + 3600;
     const set = (ids: string[], at: number) =>
       env.DB.prepare(`UPDATE revoked_tickets SET revoked_at = ? WHERE ticket_id IN (SELECT value FROM json_each(?))`).bind(at, JSON.stringify(ids)).run();
-    await set(early.tickets.map((t) => t.id), t1);
-    await set(late.tickets.map((t) => t.id), t2);
+    await set(
+      early.tickets.map((t) => t.id),
+      t1,
+    );
+    await set(
+      late.tickets.map((t) => t.id),
+      t2,
+    );
     const earlyRows = early.tickets.map((t) => ({ ticket_id: t.id, revoked_at: wallClockAt(t1 * 1000, tz) })).sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : 1));
     const lateRows = late.tickets.map((t) => ({ ticket_id: t.id, revoked_at: wallClockAt(t2 * 1000, tz) }));
     const at = (s: number, zone = tz) => wallClockAt(s * 1000, zone);
@@ -780,7 +822,16 @@ describe("GET /scans/revoked", () => {
 
   it("a malformed since is 400 rest_invalid_param naming since", async () => {
     const f = await setup();
-    for (const since of ["2024-01-01", "2024-01-01T10:00:00", "2024-01-01 10:00", "yesterday", "2024-02-30 10:00:00", "2024-01-01 25:00:00", "1700000000", "2024-1-1 10:00:00"]) {
+    for (const since of [
+      "2024-01-01",
+      "2024-01-01T10:00:00",
+      "2024-01-01 10:00",
+      "yesterday",
+      "2024-02-30 10:00:00",
+      "2024-01-01 25:00:00",
+      "1700000000",
+      "2024-1-1 10:00:00",
+    ]) {
       const err = await expectError(revoked(f.gate, since), 400, "rest_invalid_param");
       expect(Object.keys(err.data.params ?? {}), since).toEqual(["since"]);
     }

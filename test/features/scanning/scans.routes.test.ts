@@ -234,7 +234,9 @@ async function d1ScansWhen(eventId: number, done: (rows: ScanRow[]) => boolean, 
 /** The scans the event object itself has recorded. */
 async function objectScans(eventId: number): Promise<{ seq: number; ticket_id: string; level: number; location: string; synced: number }[]> {
   return runInDurableObject(eventObject(env, eventId), (_i: EventObject, state) =>
-    state.storage.sql.exec<{ seq: number; ticket_id: string; level: number; location: string; synced: number }>(`SELECT seq, ticket_id, level, location, synced FROM scans ORDER BY seq`).toArray(),
+    state.storage.sql
+      .exec<{ seq: number; ticket_id: string; level: number; location: string; synced: number }>(`SELECT seq, ticket_id, level, location, synced FROM scans ORDER BY seq`)
+      .toArray(),
   );
 }
 
@@ -294,7 +296,19 @@ describe("POST /scans: unknown and invalid tickets", () => {
     const key = await f.key(1);
     const r = await scan(key, "NoSuchTicket0000");
     expect(Object.keys(r)).toEqual(REFUSAL_FIELDS);
-    expect(r).toEqual({ order_id: 0, qrcode: "", event: f.event.name, name: "", email: "", level: 1, type: "", status: false, date: "", location: "", error: ERR.notFound });
+    expect(r).toEqual({
+      order_id: 0,
+      qrcode: "",
+      event: f.event.name,
+      name: "",
+      email: "",
+      level: 1,
+      type: "",
+      status: false,
+      date: "",
+      location: "",
+      error: ERR.notFound,
+    });
   });
 
   it("a ticket of another event is not found at this event, and nothing is recorded for it there", async () => {
@@ -314,7 +328,19 @@ describe("POST /scans: unknown and invalid tickets", () => {
     expect(await scan(key, f.tickets[0]!.id)).toMatchObject({ status: true });
     expect(await expectJson(call("DELETE", `/admin/tickets/${f.order.id}`), 200)).toEqual({ deleted: true });
     for (const t of f.tickets) {
-      expect(await scan(key, t.id)).toEqual({ order_id: 0, qrcode: "", event: f.event.name, name: "", email: "", level: 0, type: "", status: false, date: "", location: "", error: ERR.notFound });
+      expect(await scan(key, t.id)).toEqual({
+        order_id: 0,
+        qrcode: "",
+        event: f.event.name,
+        name: "",
+        email: "",
+        level: 0,
+        type: "",
+        status: false,
+        date: "",
+        location: "",
+        error: ERR.notFound,
+      });
     }
     await expectJson(call("POST", `/admin/tickets/${f.order.id}`), 201);
     const fresh = await ticketsOf(f.order.id);
@@ -762,7 +788,15 @@ describe("GET /scans/<ticket_id>", () => {
     const ticket = f.tickets[0]!;
     const view = await expectJson(getScans(await f.key(0), ticket.id), 200);
     expect(Object.keys(view)).toEqual(TICKET_SCANS_FIELDS);
-    expect(view).toEqual({ order_id: f.order.id, qrcode: ticket.id, event_name: f.event.name, ticket_type: "Regular", name: f.buyer.name, email: f.buyer.email, scans: [] });
+    expect(view).toEqual({
+      order_id: f.order.id,
+      qrcode: ticket.id,
+      event_name: f.event.name,
+      ticket_type: "Regular",
+      name: f.buyer.name,
+      email: f.buyer.email,
+      scans: [],
+    });
   });
 
   it("lists the successful scans oldest first, dates in the requesting key's format, refusals left out; any key of the event", async () => {
@@ -1127,7 +1161,10 @@ describe("scans reach D1 at least once: sent again until the consumer acknowledg
     const { failed, next, sentAt } = await runInDurableObject(eventObject(env, f.event.id), async (instance: EventObject, state) => {
       await instance.scan(key, f.tickets[0]!.id, 0);
       const now = Date.now();
-      const failed = await sendDueScans(state.storage, refusing, f.event.id, now).then(() => null, (err: Error) => err.message);
+      const failed = await sendDueScans(state.storage, refusing, f.event.id, now).then(
+        () => null,
+        (err: Error) => err.message,
+      );
       return { failed, next: nextSendAt(state.storage.sql, now), sentAt: now };
     });
     expect(failed).toBe("queue unavailable");
@@ -1166,7 +1203,10 @@ describe("scans reach D1 at least once: sent again until the consumer acknowledg
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sends`);
       createScanOutbox(state.storage.sql);
       await sendDueScans(state.storage, later.queue, f.event.id, Date.now());
-      return state.storage.sql.exec<{ seq: number }>(`SELECT seq FROM scans ORDER BY seq`).toArray().map((r) => r.seq);
+      return state.storage.sql
+        .exec<{ seq: number }>(`SELECT seq FROM scans ORDER BY seq`)
+        .toArray()
+        .map((r) => r.seq);
     });
     expect(later.sent).toMatchObject([{ kind: "scans.record", eventId: f.event.id, scans: [{ seq: seqs[1], ticketId: unsent.id }] }]);
     expect(await outbox(f.event.id)).toMatchObject([

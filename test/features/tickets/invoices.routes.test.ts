@@ -40,7 +40,10 @@ async function invoiceLines(uid: string, orderId: number): Promise<string[]> {
 describe("GET /invoices/<uid>", () => {
   it("shows the order, a line per ticket type, the totals and the VAT per rate, without credentials", async () => {
     const { event, regular, child } = await seller({ event_date: "2031-05-01 20:00:00", event_date_format: "d/m/Y H:i" });
-    const order = await placeOrder(event.id, [[regular.id, 2], [child.id, 1]]);
+    const order = await placeOrder(event.id, [
+      [regular.id, 2],
+      [child.id, 1],
+    ]);
     const text = (await invoiceLines(order.uid, order.id)).join("\n");
     expect(text).toContain("Invoice");
     expect(text).toContain(event.event_name);
@@ -68,7 +71,14 @@ describe("GET /invoices/<uid>", () => {
   it("spreads a discount over the lines before computing the VAT per rate", async () => {
     const { event, regular, child } = await seller();
     // List 24.20 + 10.90 = 35.10, charged 30.00: discount 5.10 spread 3.52 / 1.58 (24.20 x 5.10 / 35.10 = 3.516..).
-    const order = await placeOrder(event.id, [[regular.id, 2], [child.id, 1]], { amount: "30" });
+    const order = await placeOrder(
+      event.id,
+      [
+        [regular.id, 2],
+        [child.id, 1],
+      ],
+      { amount: "30" },
+    );
     expect(order).toMatchObject({ total: 30, discount: 5.1 });
     const text = (await invoiceLines(order.uid, order.id)).join("\n");
     expect(text).toContain("Discount");
@@ -83,13 +93,19 @@ describe("GET /invoices/<uid>", () => {
 
   it("is 404 rest_invoice_not_available for an event without invoices", async () => {
     const { event, regular, child } = await seller({ invoice_needed: false });
-    const order = await placeOrder(event.id, [[regular.id, 1], [child.id, 0]]);
+    const order = await placeOrder(event.id, [
+      [regular.id, 1],
+      [child.id, 0],
+    ]);
     await expectError(invoice(order.uid), 404, "rest_invoice_not_available");
   });
 
   it("is 404 rest_invoice_not_available for an order without tickets", async () => {
     const { event, regular, child } = await seller();
-    const order = await placeOrder(event.id, [[regular.id, 1], [child.id, 0]]);
+    const order = await placeOrder(event.id, [
+      [regular.id, 1],
+      [child.id, 0],
+    ]);
     await expectJson(call("DELETE", `/admin/tickets/${order.id}`), 200);
     await expectError(invoice(order.uid), 404, "rest_invoice_not_available");
   });

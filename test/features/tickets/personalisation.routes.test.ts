@@ -67,9 +67,7 @@ describe("GET /tickets/<uid>/personalisation", () => {
         { id: nickname.id, name: "Nickname", type: "text", value: "", required: false },
       ]);
     }
-    expect(view.tickets.filter((t) => t.ticket_type === "Plain")).toEqual([
-      { ticket_id: expect.any(String), ticket_type: "Plain", personalised: true, fields: [] },
-    ]);
+    expect(view.tickets.filter((t) => t.ticket_type === "Plain")).toEqual([{ ticket_id: expect.any(String), ticket_type: "Plain", personalised: true, fields: [] }]);
   });
 
   it("an unknown uid is a 404 on every route", async () => {
@@ -120,11 +118,7 @@ describe("PUT /tickets/<uid>/personalisation", () => {
     await expectError(putNeeds(order.uid, [ok, { ticket_id: first, fields: { [nickname.id]: "Nick" } }]), 400, "order_required_fields");
     await expectError(putNeeds(order.uid, [ok, { ticket_id: first, fields: { [attendee.id]: "   " } }]), 400, "order_required_fields");
     await expectError(putNeeds(order.uid, [ok, { ticket_id: first, fields: { [attendee.id]: "x".repeat(51) } }]), 400, "order_illegal_field_value");
-    await expectError(
-      putNeeds(order.uid, [ok, { ticket_id: first, fields: { [attendee.id]: "Ann", [nickname.id]: "x".repeat(11) } }]),
-      400,
-      "order_illegal_field_value",
-    );
+    await expectError(putNeeds(order.uid, [ok, { ticket_id: first, fields: { [attendee.id]: "Ann", [nickname.id]: "x".repeat(11) } }]), 400, "order_illegal_field_value");
     await expectError(putNeeds(order.uid, [ok, { ticket_id: first, fields: { [attendee.id]: "Ann", nope: "x" } }]), 400, "order_illegal_field_value");
 
     const unknown = await expectError(putNeeds(order.uid, [ok, { ticket_id: "NoSuchTicket0000", fields: { [attendee.id]: "Ann" } }]), 400, "rest_invalid_param");

@@ -30,10 +30,10 @@ const notoSansFiles = (import.meta as unknown as GlobbingMeta).glob("/node_modul
   query: "?inline",
   import: "default",
 });
-const notoSansScFiles = (import.meta as unknown as GlobbingMeta).glob(
-  "/node_modules/@fontsource/noto-sans-sc/files/noto-sans-sc-*-400-normal.woff",
-  { query: "?inline", import: "default" },
-);
+const notoSansScFiles = (import.meta as unknown as GlobbingMeta).glob("/node_modules/@fontsource/noto-sans-sc/files/noto-sans-sc-*-400-normal.woff", {
+  query: "?inline",
+  import: "default",
+});
 
 const CYRILLIC = "Дмитрий Иванов";
 const GREEK = "Ελένη";
@@ -75,10 +75,7 @@ afterAll(async () => {
 async function orderFor(name: string, eventName: string, typeName: string) {
   const event = await createEvent({ event_name: eventName, add_dashboard_orders_needed: true });
   const type = await createTicketType(event.id, { name: typeName });
-  const order = await expectJson(
-    call("POST", "/admin/orders", { body: { event_id: event.id, name, email: "guest@example.com", tickets: [{ [type.id]: 1 }] } }),
-    201,
-  );
+  const order = await expectJson(call("POST", "/admin/orders", { body: { event_id: event.id, name, email: "guest@example.com", tickets: [{ [type.id]: 1 }] } }), 201);
   return { event, order };
 }
 

@@ -104,7 +104,10 @@ describe("POST /admin/users", () => {
       const err = await expectError(call("POST", "/admin/users", { body }), 400, "rest_invalid_param");
       expect(err.data.params, field).toEqual({ [field]: message });
       const list = await expectJson<any[]>(call("GET", "/admin/users"), 200);
-      expect(list.some((u) => u.username === username), field).toBe(false);
+      expect(
+        list.some((u) => u.username === username),
+        field,
+      ).toBe(false);
     }
   });
 
@@ -133,19 +136,13 @@ describe("POST /admin/users", () => {
     }
     const other = unique("o");
     await expectJson(call("POST", "/admin/users", { body: { username: other, email: `${other}@example.com`, role: "organizer" } }), 201);
-    await expectError(
-      call("POST", "/admin/users", { body: { username: unique("u"), email: other, role: "organizer" } }),
-      400,
-      "rest_invalid_param",
-    );
+    await expectError(call("POST", "/admin/users", { body: { username: unique("u"), email: other, role: "organizer" } }), 400, "rest_invalid_param");
   });
 
   it("creates exactly one user when the same username is sent many times at once", async () => {
     const username = unique("race");
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        call("POST", "/admin/users", { body: { username, email: `${username}${i}@example.com`, role: "organizer" } }),
-      ),
+      Array.from({ length: 12 }, (_, i) => call("POST", "/admin/users", { body: { username, email: `${username}${i}@example.com`, role: "organizer" } })),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
@@ -197,7 +194,11 @@ describe("PUT /admin/users/<id>", () => {
     const read = await expectJson(call("GET", `/admin/users/${user.id}`), 200);
     const back = await expectJson(call("PUT", `/admin/users/${user.id}`, { body: { ...read, name: "Changed" } }), 200);
     expect(back.name).toBe("Changed");
-    for (const [field, value] of [["username", "someone-else"], ["id", user.id + 1], ["created", "2001-01-01 00:00:00"]] as const) {
+    for (const [field, value] of [
+      ["username", "someone-else"],
+      ["id", user.id + 1],
+      ["created", "2001-01-01 00:00:00"],
+    ] as const) {
       const err = await expectError(call("PUT", `/admin/users/${user.id}`, { body: { [field]: value } }), 400, "rest_invalid_param");
       expect(Object.keys(err.data.params!)).toEqual([field]);
     }
@@ -231,10 +232,7 @@ describe("PUT /admin/users/<id>", () => {
     const b = await createUser("organizer");
     await expectError(call("PUT", `/admin/users/${b.id}`, { body: { email: a.email.toUpperCase() } }), 409, "rest_conflict");
     const withUsernameEmail = await createUser("organizer", {});
-    await expectJson(
-      call("PUT", `/admin/users/${withUsernameEmail.id}`, { body: { email: `${withUsernameEmail.username}@example.org` } }),
-      200,
-    );
+    await expectJson(call("PUT", `/admin/users/${withUsernameEmail.id}`, { body: { email: `${withUsernameEmail.username}@example.org` } }), 200);
   });
 
   it("never demotes the last administrator", async () => {
@@ -304,11 +302,7 @@ describe("POST /admin/users/<id>/application-passwords", () => {
     await expectError(call("POST", `/admin/users/${user.id}/application-passwords`, { body: { name: 5 } }), 400, "rest_invalid_param");
     await expectError(call("POST", `/admin/users/${user.id}/application-passwords`, { body: { label: "x" } }), 400, "rest_invalid_param");
     await expectError(call("POST", "/admin/users/987654/application-passwords", { body: {} }), 404, "rest_user_invalid_id");
-    await expectError(
-      call("POST", `/admin/users/${user.id}/application-passwords`, { auth: user.credentials, body: {} }),
-      403,
-      "rest_forbidden",
-    );
+    await expectError(call("POST", `/admin/users/${user.id}/application-passwords`, { auth: user.credentials, body: {} }), 403, "rest_forbidden");
   });
 });
 
