@@ -484,15 +484,17 @@ async function checkDoor(run, snap) {
 }
 
 /** The outbox: one new-order email per final order, sent. */
-function checkEmails(run, snap) {
+function checkEmails(_run, snap) {
   const finals = finalOrders(snap);
   const lost = [];
   const duplicated = [];
   let noRow = 0;
   for (const o of finals) {
     const rows = snap.emails.get(o.id) ?? [];
-    if (rows.length === 0) lost.push(`order ${o.id}: no email row`), (noRow += 1);
-    else if (!rows.some((e) => e.status === "sent")) lost.push(`order ${o.id}: email ${rows[0].id} ${rows[0].status}`);
+    if (rows.length === 0) {
+      lost.push(`order ${o.id}: no email row`);
+      noRow += 1;
+    } else if (!rows.some((e) => e.status === "sent")) lost.push(`order ${o.id}: email ${rows[0].id} ${rows[0].status}`);
     if (rows.length > 1) duplicated.push(`order ${o.id}: emails ${rows.map((e) => e.id).join(",")}`);
   }
   return outcome(finals.length, lost, duplicated, { note: lost.length > 0 ? `${noRow} without a row, ${lost.length - noRow} never sent` : "" });
@@ -530,14 +532,20 @@ function checkScans(run, snap) {
  * (final and open) orders' tickets; per event, `sold` is the final orders' counted tickets. Units missing (held for
  * nothing, or sold not counted) are lost; units counted twice (or free twice) are duplicated.
  */
-function checkHolds(run, snap) {
+function checkHolds(_run, snap) {
   const lost = [];
   const duplicated = [];
   let lostUnits = 0;
   let duplicatedUnits = 0;
   const compare = (what, expected, actual) => {
-    if (actual < expected) lost.push(`${what} ${actual}, expected ${expected}`), (lostUnits += expected - actual);
-    if (actual > expected) duplicated.push(`${what} ${actual}, expected ${expected}`), (duplicatedUnits += actual - expected);
+    if (actual < expected) {
+      lost.push(`${what} ${actual}, expected ${expected}`);
+      lostUnits += expected - actual;
+    }
+    if (actual > expected) {
+      duplicated.push(`${what} ${actual}, expected ${expected}`);
+      duplicatedUnits += actual - expected;
+    }
   };
   let checked = 0;
   for (const [eventId, state] of snap.events) {
@@ -644,7 +652,7 @@ async function crashAt(killAtS) {
   try {
     run.service = await startService({ persistTo: stateDir, vars: VARS, logLevel: "warn", testScheduled: true, startTimeoutMs: 90_000 });
     run.seeded = await seed(run.service, receiver);
-    run.seeded.pool.forEach((o) => run.doorQueue.push(o));
+    for (const o of run.seeded.pool) run.doorQueue.push(o);
     console.log(`  seeded in ${seconds(Date.now() - started)} (wrangler dev on ${run.service.origin}, state ${stateDir.slice(ROOT.length + 1)})`);
 
     const loadStart = Date.now();

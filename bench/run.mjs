@@ -531,7 +531,11 @@ function cpuSnapshot() {
     const ours = new Set([process.pid]);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const [pid, p] of procs) if (!ours.has(pid) && ours.has(p.ppid)) ours.add(pid), (grew = true);
+      for (const [pid, p] of procs)
+        if (!ours.has(pid) && ours.has(p.ppid)) {
+          ours.add(pid);
+          grew = true;
+        }
     }
     let oursTicks = 0;
     for (const pid of ours) oursTicks += procs.get(pid)?.ticks ?? 0;

@@ -56,7 +56,7 @@ export function embedRequest(c: Context): EmbedRequest {
 }
 
 export function wantsEmbed(request: EmbedRequest, rel: string): boolean {
-  return request === "all" || (request !== null && request.has(rel));
+  return request === "all" || (request?.has(rel) ?? false);
 }
 
 /** A resource without its `_links`, as delete answers and webhook payloads show it. */

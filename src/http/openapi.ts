@@ -126,6 +126,7 @@ export function openApiPath(honoPath: string): string {
 }
 
 /** The routes that answer requests (not middleware mounted with `use`), once each. */
+// biome-ignore lint/suspicious/noExplicitAny: any app, whatever its bindings
 export function answeringRoutes(app: Hono<any>): { method: string; path: string }[] {
   const seen = new Set<string>();
   const out: { method: string; path: string }[] = [];
@@ -140,6 +141,7 @@ export function answeringRoutes(app: Hono<any>): { method: string; path: string 
   return out;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any app, whatever its bindings
 export function openApiDocument(app: Hono<any>, serverUrl: string): Json {
   const byRoute = new Map<string, unknown[]>();
   for (const r of app.routes as RouteEntry[]) {

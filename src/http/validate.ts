@@ -1,7 +1,7 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType } from "../domain/errors";
+import { type ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType } from "../domain/errors";
 
 /**
  * The one validation wrapper of the service. Every request schema goes through here so that failures answer in
@@ -171,10 +171,12 @@ export const filePart = z.instanceof(File, { message: "must be a file part" });
  * An update that takes JSON, or multipart when it carries a file: the content type picks which of the two
  * validators runs, and the route reads `c.req.valid("form")` when `isMultipart(c)`, else `c.req.valid("json")`.
  */
+// biome-ignore-start lint/suspicious/noExplicitAny: any handler, whatever its env, path and input
 type AnyHandler = MiddlewareHandler<any, any, any>;
 type InputOf<M> = M extends MiddlewareHandler<any, any, infer I> ? I : never;
 
 export function jsonOrForm<J extends AnyHandler, F extends AnyHandler>(json: J, form: F): MiddlewareHandler<any, string, InputOf<J> & InputOf<F>> {
+  // biome-ignore-end lint/suspicious/noExplicitAny: end of the handler generics
   const middleware: AnyHandler = (c, next) => (isMultipart(c) ? form(c, next) : json(c, next));
   Object.defineProperty(middleware, ROUTE_SCHEMA, { value: recordedSchemaOf(json) });
   Object.defineProperty(middleware, ALTERNATIVE_SCHEMA, { value: recordedSchemaOf(form) });

@@ -11,7 +11,9 @@ export interface OutboundOptions {
 
 function headersOf(h: Headers): Record<string, string> {
   const out: Record<string, string> = {};
-  h.forEach((value, name) => (out[name] = value));
+  h.forEach((value, name) => {
+    out[name] = value;
+  });
   return out;
 }
 

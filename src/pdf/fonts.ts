@@ -271,7 +271,7 @@ export async function resolveFaces(codePoints: Iterable<number>, source: FontSou
     faceIndexes.forEach((i, n) => {
       const face = loaded[n];
       for (const cp of wanted.get(i)!) {
-        if (face && face.has(cp)) result.set(cp, face);
+        if (face?.has(cp)) result.set(cp, face);
         else next.set(cp, i + 1);
       }
     });

@@ -14,7 +14,7 @@
 import {
   PDFArray,
   PDFContentStream,
-  PDFDict,
+  type PDFDict,
   PDFDocument,
   PDFName,
   PDFNumber,

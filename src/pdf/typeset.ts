@@ -3,7 +3,7 @@
  * that has it (subset-embedded once per document) or, failing that, transliterated into the standard Helvetica
  * (winansi.ts). Lines too wide shrink, then are cut with an ellipsis. Used by the ticket and invoice renderers.
  */
-import { PDFDict, PDFDocument, PDFName, StandardFonts, setFontAndSize, setTextMatrix, showText, type PDFFont, type PDFOperator, type PDFRef } from "pdf-lib";
+import { type PDFDict, type PDFDocument, PDFName, StandardFonts, setFontAndSize, setTextMatrix, showText, type PDFFont, type PDFOperator, type PDFRef } from "pdf-lib";
 import { cachingFontkit, resolveFaces, type FontSource, type LoadedFace } from "./fonts";
 import { round } from "./qr";
 import { winAnsiCluster } from "./winansi";
@@ -66,6 +66,7 @@ interface EmbeddedFont {
   readonly font: PDFFont;
 }
 
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: tested against one code point at a time; ZWJ, variation selectors and skin-tone modifiers are listed on purpose
 const JOINS_PREVIOUS = /^[\p{M}\u200C\u200D\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u{1F3FB}-\u{1F3FF}]$/u;
 const SPACE = /^\p{Zs}$/u;
 

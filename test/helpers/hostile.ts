@@ -272,6 +272,7 @@ export const EDGE_STRINGS = [
   "\u202e", "\u200b", "\ufeff", "\ud800", "\udfff", "\udc00\ud800", "😀", "👩‍👩‍👧‍👦", "e\u0301", "\u0130", "ß", "ﬀ", "Ω",
   "\uffff", "\u{10ffff}", "𝟙𝟚𝟛", "\u0085", "\u2028", "\u00a0",
   "' OR '1'='1", "1; DROP TABLE events; --", "1 UNION SELECT * FROM users", "<script>alert(1)</script>",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, on purpose
   "${7*7}", "{{7*7}}", "%0d%0aSet-Cookie:%20x=1", "\r\nX-Injected: 1", "a".repeat(101), "1".repeat(101), "x".repeat(5000),
 ];
 

@@ -92,7 +92,7 @@ describe("formatPhpDate", () => {
   it("formats weekdays: D, l, N and w", () => {
     // 2024-03-04 was a Monday.
     const expected = ["Mon Monday 1 1", "Tue Tuesday 2 2", "Wed Wednesday 3 3", "Thu Thursday 4 4", "Fri Friday 5 5", "Sat Saturday 6 6", "Sun Sunday 7 0"];
-    expected.forEach((text, i) => expect(formatPhpDate(wall(2024, 3, 4 + i), "D l N w")).toBe(text));
+    for (const [i, text] of expected.entries()) expect(formatPhpDate(wall(2024, 3, 4 + i), "D l N w")).toBe(text);
     expect(formatPhpDate(wall(1970, 1, 1), "l")).toBe("Thursday");
     expect(formatPhpDate(wall(2000, 1, 1), "l")).toBe("Saturday");
     expect(formatPhpDate(wall(1900, 1, 1), "l")).toBe("Monday");
@@ -142,7 +142,7 @@ describe("formatPhpDate", () => {
 
   it("formats days in the month: t", () => {
     const common = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    common.forEach((days, i) => expect(formatPhpDate(wall(2023, i + 1, 1), "t")).toBe(String(days)));
+    for (const [i, days] of common.entries()) expect(formatPhpDate(wall(2023, i + 1, 1), "t")).toBe(String(days));
     expect(formatPhpDate(wall(2024, 2, 1), "t")).toBe("29");
     expect(formatPhpDate(wall(2000, 2, 10), "t")).toBe("29");
     expect(formatPhpDate(wall(1900, 2, 10), "t")).toBe("28");

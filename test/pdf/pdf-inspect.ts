@@ -3,7 +3,7 @@
  * operators renderTickets writes (and simple templates), and text decoding through each font's ToUnicode CMap (or
  * WinAnsi for the standard fonts).
  */
-import { PDFArray, PDFContentStream, PDFDict, PDFName, PDFPage, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream } from "pdf-lib";
+import { PDFArray, PDFContentStream, type PDFDict, PDFName, type PDFPage, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream } from "pdf-lib";
 
 export type Operand = number | { name: string } | { hex: string } | { literal: string } | Operand[] | { dict: true };
 export interface Op {

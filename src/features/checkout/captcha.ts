@@ -18,7 +18,7 @@ export async function verifyCaptcha(deps: Deps, eventId: number, token: string |
     { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form.toString() },
     { allowHttp: deps.config.allowHttpOutbound, timeoutMs: 5000 },
   );
-  if (!x.response || x.response.code !== 200) {
+  if (x.response?.code !== 200) {
     await writeLog(deps, { eventId, logType: "Captcha", description: `Captcha verification failed: ${x.error ?? `HTTP ${x.response?.code}`}` });
     throw wrong();
   }

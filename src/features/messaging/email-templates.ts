@@ -72,23 +72,23 @@ const MARKUP_KEYWORD = /\{%([A-Z-]+)%\}|%7B%25([A-Z-]+)%25%7D/gi;
  * a link keyword's http(s) address lands, escaped, and any other keyword becomes empty.
  */
 export function fillKeywords(template: string, values: KeywordValues, forHtml: boolean): string {
-  const valueOf = (name: string) => values[name.toUpperCase() as Keyword];
+  const valueFor = (name: string) => values[name.toUpperCase() as Keyword];
   if (!forHtml) {
     return template.replace(KEYWORD, (whole, name: string) => {
-      const v = valueOf(name);
+      const v = valueFor(name);
       if (!v) return whole;
       return "html" in v ? htmlToText(v.html) : v.text;
     });
   }
   const inText = (whole: string, name: string | undefined) => {
     if (name === undefined) return "&lt;";
-    const v = valueOf(name);
+    const v = valueFor(name);
     if (!v) return whole;
     return "html" in v ? v.html : escapeHtml(v.text);
   };
   const inMarkup = (whole: string, plain: string | undefined, escaped: string | undefined) => {
     const name = (plain ?? escaped)!.toUpperCase();
-    if (!LINK_KEYWORDS.has(name)) return valueOf(name) ? "" : whole;
+    if (!LINK_KEYWORDS.has(name)) return valueFor(name) ? "" : whole;
     const link = values[name as LinkKeyword];
     if (!link) return whole;
     return /^https?:\/\//i.test(link.text) ? escapeHtml(link.text) : "";

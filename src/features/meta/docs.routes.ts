@@ -4,6 +4,7 @@ import { API_BASE } from "../../config";
 import { openApiDocument } from "../../http/openapi";
 import { escapeHtml } from "../../lib/html";
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document built by hand
 type Json = Record<string, any>;
 
 /** The interface as a readable page, from the same document (no script, no assets from elsewhere). */
@@ -32,6 +33,7 @@ function docsPage(doc: Json): string {
  * `GET /openapi.json` and `GET /docs` (public, decisions.md 12): the document of every route of `app`, made on
  * first use (all routes are registered by then) and kept per isolate and origin.
  */
+// biome-ignore lint/suspicious/noExplicitAny: any app, whatever its bindings
 export function docsRoutes(app: Hono<any>) {
   const made = new Map<string, Json>();
   const documentFor = (origin: string) => {

@@ -61,6 +61,6 @@ export async function invoicePdf(deps: Deps, uid: string): Promise<{ bytes: Uint
     deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id)).limit(1),
   ]);
   const event = eventRows[0];
-  if (!event || !event.invoiceNeeded || !isFinalOrder(order) || ticketRows.length === 0) throw notAvailable();
+  if (!event?.invoiceNeeded || !isFinalOrder(order) || ticketRows.length === 0) throw notAvailable();
   return { bytes: await renderInvoice(invoiceView(order, event), ticketFonts(deps.files)), order };
 }

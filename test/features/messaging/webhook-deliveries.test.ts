@@ -52,7 +52,9 @@ function capturing(now?: () => number): { deps: Deps; sent: Sent[] } {
       now: now ?? base.now,
       jobs: {
         send: async (job, delaySeconds) => void sent.push(delaySeconds === undefined ? { job } : { job, delaySeconds }),
-        sendAll: async (jobs) => void jobs.forEach((job) => sent.push({ job })),
+        sendAll: async (jobs) => {
+          for (const job of jobs) sent.push({ job });
+        },
       },
     },
   };

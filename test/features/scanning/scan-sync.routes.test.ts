@@ -246,7 +246,11 @@ function readQr(dark: Matrix): string {
   // De-interleave the data codewords of the blocks (error correction codewords follow; a clean print needs none).
   const blocks: number[][] = [];
   const sizes: number[] = [];
-  for (let g = 0; g < blocksSpec.length; g += 3) for (let b = 0; b < blocksSpec[g]!; b++) sizes.push(blocksSpec[g + 2]!), blocks.push([]);
+  for (let g = 0; g < blocksSpec.length; g += 3)
+    for (let b = 0; b < blocksSpec[g]!; b++) {
+      sizes.push(blocksSpec[g + 2]!);
+      blocks.push([]);
+    }
   let p = 0;
   for (let i = 0; i < Math.max(...sizes); i++) for (let b = 0; b < blocks.length; b++) if (i < sizes[b]!) blocks[b]!.push(codewords[p++]!);
   const stream = blocks.flat();
