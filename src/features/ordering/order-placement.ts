@@ -128,18 +128,18 @@ export async function placeOrders(
   const sorted = [...drafts].sort((a, b) => a.event.id - b.event.id);
   const ordered: SeatedDraft[] = [];
   const heldAt = Date.now();
+  // A refusal or a failed batch gives back whatever this purchase holds so far.
+  const releaseHeld = () =>
+    Promise.all(
+      ordered.map(({ uid, plan }) => {
+        const eventIds = plan.steps.map((s) => s.eventId);
+        return releaseStock(deps, uid, eventIds);
+      }),
+    );
   try {
     for (const d of sorted) ordered.push(seated(d, await holdStock(deps, d.uid, d.plan)));
   } catch (err) {
-    await Promise.all(
-      ordered.map((d) =>
-        releaseStock(
-          deps,
-          d.uid,
-          d.plan.steps.map((s) => s.eventId),
-        ),
-      ),
-    );
+    await releaseHeld();
     throw err;
   }
 
@@ -211,15 +211,7 @@ export async function placeOrders(
     emailIds = results.slice(results.length - emailStatements.length).flatMap((r) => (r as { id: number }[]).map((e) => e.id));
     deliveryIds = writtenDeliveries(results);
   } catch (err) {
-    await Promise.all(
-      ordered.map((d) =>
-        releaseStock(
-          deps,
-          d.uid,
-          d.plan.steps.map((s) => s.eventId),
-        ),
-      ),
-    );
+    await releaseHeld();
     // A claim refused in the batch: a parallel order by the same person got there first.
     if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
     if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());
