@@ -26,11 +26,33 @@ export const orderFieldsInput = z.union([z.array(z.record(z.string(), fieldValue
   return map;
 });
 
-/** `tickets`: one-entry objects mapping a ticket type id to a count; every type of the event must appear. */
-export const orderTicketsInput = z
-  .array(z.record(z.string(), z.number().int("counts must be whole numbers").min(0, "counts must not be negative").max(10_000)))
-  .min(1, "must list the event's ticket types")
-  .max(500);
+/** What a `tickets` of another shape answers: the shape the spec asks for, with an example (issue 20). */
+export const TICKETS_SHAPE_MESSAGE = 'must be a list of {"<ticket type id>": count} maps, such as [{"v05ef7": 2}]';
+
+/** Ticket type ids as the catalogue makes them (decisions.md 3): `v` and 5 lowercase hex. */
+const TICKET_TYPE_ID = /^v[0-9a-f]{5}$/;
+
+const isTicketsEntry = (entry: unknown): boolean =>
+  entry !== null &&
+  typeof entry === "object" &&
+  !Array.isArray(entry) &&
+  Object.entries(entry).every(([id, count]) => TICKET_TYPE_ID.test(id) && typeof count === "number");
+
+/**
+ * `tickets`: one-entry objects mapping a ticket type id to a count; every type of the event must appear. Anything
+ * else in its place (`[{"id": 3, "quantity": 2}]`, a plain map, a count as a string) is answered with the expected
+ * shape as one message for the field, not zod's inner path; a right shape with a wrong count keeps the count's text.
+ */
+export const orderTicketsInput = z.preprocess(
+  (raw, ctx) => {
+    if (raw !== undefined && !(Array.isArray(raw) && raw.every(isTicketsEntry))) ctx.addIssue({ code: "custom", message: TICKETS_SHAPE_MESSAGE });
+    return raw;
+  },
+  z
+    .array(z.record(z.string(), z.number().int("counts must be whole numbers").min(0, "counts must not be negative").max(10_000)))
+    .min(1, "must list the event's ticket types")
+    .max(500),
+);
 
 /** `amount`: a decimal string (added in 3.0.0), read as cents. */
 const amount = z.string().transform((value, ctx) => {

@@ -662,6 +662,17 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
     await expectError(post(s.event.id, { ...orderBody(s), tickets: [{ v12345: 1 }] }), 400, "rest_invalid_param");
     expect(await ordersOf(s.event.id)).toEqual([]);
   });
+
+  it("a tickets of another shape is refused naming the expected one (issue 20)", async () => {
+    const s = await shop();
+    const id = s.types[0]!.id as string;
+    for (const tickets of [[{ id: 3, quantity: 2 }], [{ id, quantity: 2 }], { [id]: 2 }, [[id, 2]], [{ [id]: "2" }]]) {
+      const err = await expectError(post(s.event.id, { ...orderBody(s), tickets }), 400, "rest_invalid_param");
+      expect(err.data.params, JSON.stringify(tickets)).toStrictEqual({ tickets: 'must be a list of {"<ticket type id>": count} maps, such as [{"v05ef7": 2}]' });
+    }
+    expect(await ordersOf(s.event.id)).toEqual([]);
+    expect((await placeOrder(s, [2])).num_tickets).toBe(2);
+  });
 });
 
 describe("group orders (event_ids)", () => {

@@ -32,6 +32,9 @@ const ORDER_FIELDS = [
 
 type Json = Record<string, any>;
 
+/** What a `tickets` of another shape answers (issue 20): the shape the spec asks for, with an example. */
+const TICKETS_SHAPE = 'must be a list of {"<ticket type id>": count} maps, such as [{"v05ef7": 2}]';
+
 interface Setup {
   event: Json;
   types: Json[];
@@ -298,6 +301,33 @@ describe("POST /admin/orders", () => {
     const e2 = await expectError(post(noTickets), 400, "rest_missing_callback_param");
     expect(Object.keys(e2.data.params!)).toEqual(["tickets"]);
     expect(await ordersInD1(s.event.id)).toBe(0);
+  });
+
+  it("names the expected tickets shape when a client sends another one (issue 20)", async () => {
+    const s = await setup();
+    const id = s.types[0]!.id as string;
+    const shapes: unknown[] = [
+      [{ id: 3, quantity: 2 }],
+      [{ id, quantity: 2 }],
+      [{ ticket_type_id: id, count: 2 }],
+      { [id]: 2 },
+      [[id, 2]],
+      [id],
+      [{ [id]: "2" }],
+      [null],
+      `${id}:2`,
+    ];
+    for (const tickets of shapes) {
+      const err = await expectError(post({ ...orderBody(s), tickets }), 400, "rest_invalid_param");
+      expect(err.data.params, JSON.stringify(tickets)).toStrictEqual({ tickets: TICKETS_SHAPE });
+    }
+    // The right shape with a wrong count keeps its own message; an id of no type of the event keeps its own.
+    const negative = await expectError(post({ ...orderBody(s), tickets: [{ [id]: -1 }] }), 400, "rest_invalid_param");
+    expect(negative.data.params).toStrictEqual({ tickets: `0.${id}: counts must not be negative` });
+    const foreign = await expectError(post({ ...orderBody(s), tickets: [{ [id]: 1 }, { v0000f: 1 }] }), 400, "rest_invalid_param");
+    expect(foreign.data.params).toStrictEqual({ tickets: "v0000f is not a ticket type of this event" });
+    expect(await ordersInD1(s.event.id)).toBe(0);
+    await placeOrder(s, [2]);
   });
 });
 
