@@ -4,7 +4,7 @@ import { depsOf } from "../../http/deps";
 import { ApiError } from "../../domain/errors";
 import { log } from "../../lib/log";
 import { completePayment, type PaymentOutcome } from "./payments.service";
-import { verifyStripeWebhook, type StripeEvent } from "./stripe";
+import { STRIPE_API_VERSION, verifyStripeWebhook, type StripeEvent } from "./stripe";
 
 /** What a Stripe Checkout event means for the payment group it names, or null when it means nothing to us. */
 function outcomeOf(event: StripeEvent): { group: string; outcome: PaymentOutcome } | null {
@@ -35,6 +35,16 @@ export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", async (c
   const raw = await c.req.text();
   const event = await verifyStripeWebhook(deps, c.req.header("Stripe-Signature"), raw);
   if (!event) throw new ApiError(400, "payment_signature_invalid", "The Stripe-Signature header does not verify this body.");
+  // The endpoint's version shapes the payload. What is read here (type, client_reference_id, payment_status,
+  // payment_intent as an id) is read as the pinned version shows it; an event of another version is still handled,
+  // and logged so that the endpoint can be set to the pin.
+  if (typeof event.api_version === "string" && event.api_version !== STRIPE_API_VERSION) {
+    log("warn", "stripe webhook endpoint uses another API version than the one pinned", {
+      event_id: event.id,
+      api_version: event.api_version,
+      pinned: STRIPE_API_VERSION,
+    });
+  }
   const meant = outcomeOf(event);
   if (meant) {
     try {

@@ -13,6 +13,13 @@ import type { PaymentProvider } from "./payment-provider";
 const STRIPE_MIN_EXPIRY_S = 31 * 60;
 const SIGNATURE_TOLERANCE_S = 300;
 
+/**
+ * The Stripe API version every call names in `Stripe-Version`, so the account's default version (which a dashboard
+ * upgrade changes) never changes what we send or read. The webhook endpoint should be created with the same version;
+ * events of another one are still handled and logged (docs/who-may-order.md "Stripe").
+ */
+export const STRIPE_API_VERSION = "2026-09-30.endive";
+
 async function call(deps: Deps, path: string, form: Record<string, string>, idempotencyKey?: string) {
   const { apiUrl, secretKey } = deps.config.stripe;
   const x = await exchange(
@@ -22,6 +29,7 @@ async function call(deps: Deps, path: string, form: Record<string, string>, idem
       headers: {
         Authorization: `Bearer ${secretKey}`,
         "Content-Type": "application/x-www-form-urlencoded",
+        "Stripe-Version": STRIPE_API_VERSION,
         ...(idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {}),
       },
       body: new URLSearchParams(form).toString(),
@@ -70,7 +78,8 @@ export const stripeProvider: PaymentProvider = {
   },
 };
 
-export type StripeEvent = { id: string; type: string; data: { object: Record<string, unknown> } };
+/** An event as Stripe posts it; `api_version` is the webhook endpoint's version, which shapes `data.object`. */
+export type StripeEvent = { id: string; type: string; api_version?: string | null; data: { object: Record<string, unknown> } };
 
 /**
  * Verifies a webhook as Stripe specifies: `Stripe-Signature: t=<seconds>,v1=<hex>`, where v1 is HMAC-SHA256 of

@@ -560,6 +560,7 @@ describe("refunds at the payment provider (Stripe)", () => {
     expect(got[0]!.path).toBe(`/${api}/v1/refunds`);
     expect(got[0]!.headers["authorization"]).toBe(`Bearer ${SECRET_KEY}`);
     expect(got[0]!.headers["idempotency-key"]).toBeTruthy();
+    expect(got[0]!.headers["stripe-version"]).toBe("2026-09-30.endive");
     expect(form(got[0]!)).toStrictEqual({ payment_intent: "pi_bulk_ok", amount: "2400" });
     expect(await statusOf(o.id)).toBe("refunded");
     expect(await refundLog(o.id)).toBe(`Order ${o.id} was refunded (24.00 EUR).`);

@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { logs, orders, tickets } from "../../../src/db/schema";
 import { eventObject } from "../../../src/platform/event-object.client";
 import worker from "../../../src/index";
@@ -27,6 +27,8 @@ const SESSION = { id: "cs_test_123", url: "https://checkout.stripe.test/c/pay/cs
 const SESSION_BODY = JSON.stringify(SESSION);
 const REFUND_BODY = JSON.stringify({ id: "re_1", status: "succeeded" });
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+/** The Stripe API version the service pins (docs/who-may-order.md "Stripe"); the webhook fixtures speak it too. */
+const PINNED_VERSION = "2026-09-30.endive";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -99,18 +101,20 @@ function expectStripeCall(r: StubRequest | undefined, path: string): void {
   expect(r!.path).toBe(path);
   expect(r!.headers["authorization"]).toBe(`Bearer ${SECRET_KEY}`);
   expect(r!.headers["content-type"]).toMatch(/^application\/x-www-form-urlencoded/);
+  // Every call pins the API version, so the account's default version never changes what we send or read.
+  expect(r!.headers["stripe-version"]).toBe(PINNED_VERSION);
 }
 
 // ---- Stripe's webhook: events and their signature ----
 
 const sign = stripeSignature;
 
-/** A Stripe event (API shape) around a Checkout Session object. */
-function stripeEvent(type: string, session: Json): string {
+/** A Stripe event (API shape, of the pinned version unless `apiVersion` says otherwise) around a Checkout Session. */
+function stripeEvent(type: string, session: Json, apiVersion = PINNED_VERSION): string {
   return JSON.stringify({
     id: `evt_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`,
     object: "event",
-    api_version: "2024-06-20",
+    api_version: apiVersion,
     created: nowSeconds(),
     livemode: false,
     type,
@@ -407,6 +411,28 @@ describe("POST /payments/stripe/webhook", () => {
     const r = await row(o.id);
     expect([r.paymentStatus, r.paymentId]).toEqual(["open", SESSION.id]);
     expect(await left(s)).toBe(4);
+  });
+
+  it("an event of another API version than the pinned one is handled all the same, and logged as a warning naming both", async () => {
+    const warned = vi.spyOn(console, "warn");
+    try {
+      const api = await sessionStub();
+      const s = await shop(5);
+      const pinned = await placeOrder(s, api, 1);
+      await deliver(completed(pinned, "pi_pinned"));
+      expect((await row(pinned.id)).paymentStatus).toBe("paid");
+      const versionWarnings = () => warned.mock.calls.map(([line]) => JSON.parse(String(line))).filter((l) => l.msg.includes("API version"));
+      expect(versionWarnings()).toEqual([]);
+
+      const other = await placeOrder(s, api, 1, "bob@example.com");
+      const body = stripeEvent("checkout.session.completed", { client_reference_id: other.uid, payment_intent: "pi_older", payment_status: "paid" }, "2024-06-20");
+      await deliver(body);
+      const r = await row(other.id);
+      expect([r.paymentStatus, r.paymentId]).toEqual(["paid", "pi_older"]);
+      expect(versionWarnings()).toMatchObject([{ level: "warn", event_id: JSON.parse(body).id, api_version: "2024-06-20", pinned: PINNED_VERSION }]);
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it("other event types are acknowledged with 200 and ignored, even when they name an open order's group", async () => {
