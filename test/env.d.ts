@@ -6,3 +6,9 @@ declare namespace Cloudflare {
     MIGRATION_TEST_DB: D1Database;
   }
 }
+
+/** A file's text, imported as `<path>?raw` (vite): the tests that hold documents to the code read them this way. */
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}
