@@ -2,26 +2,32 @@
 // src/features/tickets/ticket-fonts.ts reads (FONT_PREFIX), with one `wrangler r2 bulk put`.
 //
 //   node scripts/upload-fonts.mjs --local [--persist-to DIR]   (npm run dev does this once per state dir)
-//   node scripts/upload-fonts.mjs --remote                      (npm run deploy)
+//   node scripts/upload-fonts.mjs --remote                      (npm run deploy, npm run setup:cloudflare)
 //
-// Locally a marker file in the state dir remembers that the upload was made, so `npm run dev` pays for it once.
+// The bucket is the first bucket_name of wrangler.toml (the top level's) unless `--bucket NAME` names another (an
+// environment's, as scripts/deploy.mjs and scripts/setup-cloudflare.mjs pass it); `--config PATH` reads that file
+// instead and is passed on to wrangler. Locally a marker file in the state dir remembers that the upload was made,
+// so `npm run dev` pays for it once.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
 const FONT_PREFIX = /FONT_PREFIX = "([^"]+)"/.exec(readFileSync("src/features/tickets/ticket-fonts.ts", "utf8"))?.[1];
 if (!FONT_PREFIX) throw new Error("FONT_PREFIX not found in src/features/tickets/ticket-fonts.ts");
-const BUCKET = /bucket_name = "([^"]+)"/.exec(readFileSync("wrangler.toml", "utf8"))?.[1];
-if (!BUCKET) throw new Error("bucket_name not found in wrangler.toml");
-
 const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+};
 const remote = args.includes("--remote");
-const persistAt = args.indexOf("--persist-to");
-const persistTo = persistAt >= 0 ? args[persistAt + 1] : undefined;
+const persistTo = option("--persist-to");
+const config = option("--config");
 if (!remote && !args.includes("--local")) {
-  console.error("usage: node scripts/upload-fonts.mjs --local [--persist-to DIR] | --remote");
+  console.error("usage: node scripts/upload-fonts.mjs --local [--persist-to DIR] | --remote [--bucket NAME] [--config PATH]");
   process.exit(2);
 }
+const BUCKET = option("--bucket") ?? /bucket_name = "([^"]+)"/.exec(readFileSync(config ?? "wrangler.toml", "utf8"))?.[1];
+if (!BUCKET) throw new Error(`bucket_name not found in ${config ?? "wrangler.toml"}`);
 
 const stateDir = persistTo ?? ".wrangler/state";
 const marker = join(stateDir, `${FONT_PREFIX.replace(/\W+/g, "-")}uploaded`);
@@ -40,7 +46,8 @@ mkdirSync(stateDir, { recursive: true });
 const manifest = join(stateDir, "fonts-manifest.json");
 writeFileSync(manifest, JSON.stringify(entries));
 const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-const put = spawnSync("wrangler", ["r2", "bulk", "put", BUCKET, "--filename", manifest, "--content-type", "font/woff", "--concurrency", "8", ...where], {
+const configArgs = config ? ["--config", config] : [];
+const put = spawnSync("wrangler", ["r2", "bulk", "put", BUCKET, "--filename", manifest, "--content-type", "font/woff", "--concurrency", "8", ...where, ...configArgs], {
   stdio: ["ignore", "ignore", "inherit"],
   env: { ...process.env, CI: "true" },
   shell: process.platform === "win32",
