@@ -1,4 +1,4 @@
-// scripts/setup-cloudflare.mjs against the wrangler stub (test/stubs/wrangler-stub.mjs), in
+// scripts/setup-cloudflare.mjs and scripts/deploy.mjs against the wrangler stub (test/stubs/wrangler-stub.mjs), in
 // Node (not workerd): `npm run test:node`, part of `npm test`. Each test works on a copy of wrangler.toml (and the
 // migrations next to it, where wrangler looks for them) in a temporary directory, with a stub account of its own;
 // the real wrangler.toml is checked to be untouched at the end.
@@ -232,5 +232,27 @@ describe("npm run setup:cloudflare", () => {
     assert.equal(result.status, 1);
     assert.match(result.stderr, /defines no \[env\.qa\]/);
     assert.deepEqual(result.calls, []);
+  });
+});
+
+describe("npm run deploy", () => {
+  test("on a fresh account it says to run setup:cloudflare first and calls nothing", () => {
+    const p = project();
+    const result = run(p, "deploy.mjs", ["--config", p.config]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /npm run setup:cloudflare/);
+    assert.deepEqual(result.calls, []);
+    const staging = run(p, "deploy.mjs", ["--config", p.config, "--env", "staging"]);
+    assert.match(staging.stderr, /npm run setup:cloudflare -- --env staging/);
+  });
+
+  test("after setup it migrates, uploads the fonts and deploys the chosen target", () => {
+    const p = project();
+    ok(setup(p, ["--env", "production", "--yes"]));
+    const result = ok(run(p, "deploy.mjs", ["--config", p.config, "--env", "production"]));
+    assert.deepEqual(result.calls.map(command), ["d1 migrations apply DB", "r2 bulk put ticketing-files-production", "deploy"]);
+    for (const c of [result.calls[0], result.calls[2]]) assert.deepEqual(c.argv.slice(c.argv.indexOf("--env"), c.argv.indexOf("--env") + 2), ["--env", "production"]);
+    assert.equal(state(p).workers["ticketing-production"].deployed, true);
+    assert.equal(state(p).workers.ticketing, undefined, "the top level was not deployed");
   });
 });
