@@ -5,6 +5,7 @@ import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type 
 import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
 import { ApiError, invalidParams } from "../domain/errors";
+import { documented } from "./route-docs";
 import { canonicalJson } from "./validate";
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -36,12 +37,29 @@ export const idempotent = idempotentWith();
 export type Recover = (c: AppContext, ref: string) => Promise<Response | null>;
 
 export function idempotentWith(recover?: Recover): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const key = c.req.header("Idempotency-Key");
-    if (key === undefined) return next();
-    if (!KEY.test(key)) throw invalidParams({ "Idempotency-Key": "must be 1-255 visible ASCII characters" });
-    return keyed(c, next, key, recover);
-  };
+  return documented<MiddlewareHandler<AppEnv>>(
+    async (c, next) => {
+      const key = c.req.header("Idempotency-Key");
+      if (key === undefined) return next();
+      if (!KEY.test(key)) throw invalidParams({ "Idempotency-Key": "must be 1-255 visible ASCII characters" });
+      return keyed(c, next, key, recover);
+    },
+    {
+      headers: {
+        "Idempotency-Key": {
+          description:
+            "A key of the client's making, one per intended action: the same key with the same body within 24 hours answers what the first request answered (with `Idempotent-Replayed: true`), never a second action.",
+          required: false,
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+        },
+      },
+      errors: {
+        "400": "`rest_invalid_param` naming `Idempotency-Key`: not 1-255 visible ASCII characters.",
+        "409": "`idempotency_in_progress`: a request with this `Idempotency-Key` is still running; or `idempotency_key_reused`: the key was used with another body.",
+      },
+      successHeaders: ["Idempotent-Replayed"],
+    },
+  );
 }
 
 async function keyed(c: AppContext, next: () => Promise<void>, key: string, recover: Recover | undefined) {

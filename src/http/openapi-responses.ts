@@ -41,6 +41,3 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
     "400": "`rest_invalid_param`: not a one-page PDF, or `The PDF is too large when unpacked` (over 64 MiB of streams or 100,000 objects); nothing is stored.",
   },
 };
-
-/** Routes whose noted failures answer a body of their own rather than the error envelope. */
-export const OWN_BODIES = new Set(["get /ticketing/v1/health"]);

@@ -1,14 +1,17 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { API_BASE } from "../config";
-import { NOTED_RESPONSES, OWN_BODIES } from "./openapi-responses";
+import { NOTED_RESPONSES } from "./openapi-responses";
+import { type Failure, type MiddlewareDoc, middlewareDocOf, type RequestHeader, type ResponseHeader, type RouteDoc, routeDocOf, type Success } from "./route-docs";
 import { alternativeSchemaOf, recordedSchemaOf, type RecordedSchema } from "./validate";
 
 /**
  * The OpenAPI 3.1 document, generated from the app itself: every route Hono holds, with the schemas the validation
- * wrapper recorded on its middleware (zod 4's JSON Schema of what the route accepts). Nothing is written by hand
- * but the security schemes, the error envelope and which paths need which key, so the document cannot drift from
- * the routes. Responses are described as success or the error envelope (the service records no response schemas).
+ * wrapper recorded on its middleware (zod 4's JSON Schema of what the route accepts), the documentation each route
+ * carries (`describeRoute`: summary, description, the success answer's schema, its own failures) and what the
+ * middleware before it adds (`documented`: keys, logins, rate limits, idempotency). Nothing is written by hand but the
+ * security schemes, the error envelope and which paths need which key. Success examples are real answers, captured
+ * by test/features/meta/openapi-answers.test.ts and handed in by the caller.
  */
 
 type Json = Record<string, unknown>;
@@ -45,6 +48,28 @@ function jsonSchema(schema: z.ZodType): Json {
   return rest;
 }
 
+/**
+ * The JSON Schema of what a response schema gives (zod's output side). Named schemas (`named()`) go to
+ * `components.schemas` once and are referred to from here.
+ */
+function responseSchema(schema: z.ZodType, components: Record<string, Json>): Json {
+  const { $schema: _, $defs, ...rest } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
+  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, Json>)) {
+    const ref = toComponentRefs(def) as Json;
+    if (components[name] && JSON.stringify(components[name]) !== JSON.stringify(ref)) throw new Error(`Two response schemas are named ${name}`);
+    components[name] = ref;
+  }
+  return toComponentRefs(rest) as Json;
+}
+
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace("#/$defs/", "#/components/schemas/") : toComponentRefs(v)]),
+  );
+}
+
 function parameters(recorded: RecordedSchema, location: "path" | "query"): Json[] {
   const schema = jsonSchema(recorded.schema);
   const properties = (schema.properties ?? {}) as Record<string, Json>;
@@ -71,10 +96,129 @@ const ERROR_ENVELOPE: Json = {
   },
 };
 
-function operation(method: string, path: string, handlers: readonly unknown[]): Json {
+const ENVELOPE: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+
+/** Response headers, declared once (components.headers) and referred to. */
+const HEADERS: Record<ResponseHeader, Json> = {
+  Location: { description: "The absolute address of the resource (or of the page redirected to).", required: true, schema: { type: "string" } },
+  "X-WP-Total": { description: "How many rows the collection holds in all pages.", required: true, schema: { type: "integer", minimum: 0 } },
+  "X-WP-TotalPages": { description: "How many pages of `per_page` rows that is.", required: true, schema: { type: "integer", minimum: 0 } },
+  Link: {
+    description: 'The neighbouring pages, absolute, keeping every other query parameter: `<...>; rel="prev", <...>; rel="next"` (either may be missing).',
+    required: false,
+    schema: { type: "string" },
+  },
+  "Content-Disposition": { description: 'How the PDF is named: `inline; filename="..."`.', required: true, schema: { type: "string" } },
+  "Retry-After": { description: "Seconds until the limit's window turns.", required: true, schema: { type: "integer", minimum: 0 } },
+  "WWW-Authenticate": { description: '`Basic realm="ticketing"` when Basic credentials are missing or wrong.', required: false, schema: { type: "string" } },
+  "Idempotent-Replayed": {
+    description: "`true`: this answer is the one given to an earlier request with the same `Idempotency-Key`.",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+
+const headerRefs = (names: readonly ResponseHeader[]): Json | undefined =>
+  names.length === 0 ? undefined : Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
+interface Chain {
+  /** The route's own handlers, in order. */
+  own: unknown[];
+  /** Middleware mounted with `use` that runs before the route's handler. */
+  before: unknown[];
+}
+
+function successResponse(success: Success, extraHeaders: readonly ResponseHeader[], example: unknown, components: Record<string, Json>): Record<string, Json> {
+  const headers = (names: readonly ResponseHeader[]) => headerRefs([...new Set([...names, ...extraHeaders])]);
+  switch (success.kind) {
+    case "json": {
+      const media: Json = { schema: responseSchema(success.schema, components) };
+      if (example !== undefined) media.example = example;
+      return { [success.status]: { description: success.description, headers: headers(success.headers), content: { "application/json": media } } };
+    }
+    case "pdf":
+      return {
+        "200": {
+          description: success.description,
+          headers: headers(["Content-Disposition"]),
+          content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+        },
+      };
+    case "html":
+      return { "200": { description: success.description, headers: headers([]), content: { "text/html": { schema: { type: "string" } } } } };
+    case "redirect":
+      return { [success.status]: { description: success.description, headers: headers(["Location"]) } };
+  }
+}
+
+/** The failures a route can answer: from its validators, the middleware before it, its own documentation, then the noted rules. */
+function failures(key: string, chain: Chain, docs: MiddlewareDoc[], routeDoc: RouteDoc | undefined, components: Record<string, Json>): Record<string, Json> {
+  const described = new Map<string, string[]>();
+  const add = (status: string, description: string) => {
+    const list = described.get(status) ?? [];
+    if (!list.includes(description)) list.push(description);
+    described.set(status, list);
+  };
+  for (const handler of chain.own) {
+    const recorded = recordedSchemaOf(handler);
+    if (!recorded) continue;
+    if (recorded.target === "param") {
+      for (const [name, resource] of Object.entries(recorded.resources ?? {})) {
+        const what = name === "id" ? "this id" : `this \`${name}\``;
+        add("404", `\`rest_${resource}_invalid_id\`: no ${resource.replace(/_/g, " ")} has ${what}${routeIsAdmin(key) ? " (or none the user may see)" : ""}.`);
+      }
+    } else {
+      add(
+        "400",
+        `\`rest_invalid_param\` or \`rest_missing_callback_param\`: a ${recorded.target === "query" ? "query parameter" : "field"} is invalid or missing; \`data.params\` names each one.`,
+      );
+      if (recorded.target !== "query") {
+        if (recorded.target === "json") add("400", "`rest_invalid_json`: the body is not JSON.");
+        add("413", "`rest_payload_too_large`: the body is over the limit (1 MiB; uploads 10 MiB).");
+        add("415", `\`rest_unsupported_media_type\`: the body is not ${recorded.target === "json" ? "`application/json`" : "`multipart/form-data`"}.`);
+      }
+    }
+  }
+  for (const doc of docs) for (const [status, description] of Object.entries(doc.errors ?? {})) add(status, description);
+  const ownBodies = new Map<string, z.ZodType>();
+  for (const [status, failure] of Object.entries(routeDoc?.errors ?? {}) as [string, Failure][]) {
+    if (typeof failure === "string") add(status, failure);
+    else {
+      add(status, failure.description);
+      ownBodies.set(status, failure.schema);
+    }
+  }
+  const noted = NOTED_RESPONSES[key] ?? {};
+  const out: Record<string, Json> = {};
+  for (const status of [...new Set([...described.keys(), ...Object.keys(noted)])].sort()) {
+    if (status.startsWith("2")) continue;
+    const headerNames = [...new Set(docs.flatMap((d) => d.errorHeaders?.[status] ?? []))];
+    const own = ownBodies.get(status);
+    out[status] = {
+      description: noted[status] ?? described.get(status)!.join("\n\n"),
+      ...(headerNames.length > 0 ? { headers: headerRefs(headerNames) } : {}),
+      content: own ? { "application/json": { schema: responseSchema(own, components) } } : ENVELOPE,
+    };
+  }
+  return out;
+}
+
+const routeIsAdmin = (key: string) => key.includes(`${API_BASE}/admin/`);
+
+function headerParameters(docs: MiddlewareDoc[], routeDoc: RouteDoc | undefined): Json[] {
+  const all: Record<string, RequestHeader> = {};
+  for (const doc of docs) Object.assign(all, doc.headers ?? {});
+  Object.assign(all, routeDoc?.headers ?? {});
+  return Object.entries(all).map(([name, h]) => ({ name, in: "header", required: h.required, description: h.description, schema: h.schema }));
+}
+
+function operation(method: string, path: string, chain: Chain, examples: Readonly<Record<string, unknown>>, components: Record<string, Json>): Json {
+  const key = `${method.toLowerCase()} ${path}`;
   const params: Json[] = [];
   let body: Json | null = null;
-  for (const handler of handlers) {
+  let routeDoc: RouteDoc | undefined;
+  for (const handler of chain.own) {
+    routeDoc ??= routeDocOf(handler);
     const recorded = recordedSchemaOf(handler);
     if (!recorded) continue;
     if (recorded.target === "param") params.push(...parameters(recorded, "path"));
@@ -84,10 +228,21 @@ function operation(method: string, path: string, handlers: readonly unknown[]): 
       body = { "application/json": { schema: jsonSchema(recorded.schema) }, ...(alternative ? formContent(alternative) : {}) };
     } else body = formContent(recorded);
   }
-  // Path parameters no validator names (none in this service today) still have to be declared.
+  // Path parameters no validator names still have to be declared.
   for (const name of path.match(/\{([^}]+)\}/g)?.map((m) => m.slice(1, -1)) ?? []) {
     if (!params.some((p) => p.in === "path" && p.name === name)) params.push({ name, in: "path", required: true, schema: { type: "string" } });
   }
+  const docs = [...chain.before, ...chain.own].map(middlewareDocOf).filter((d): d is MiddlewareDoc => d !== undefined);
+  params.push(...headerParameters(docs, routeDoc));
+  const noted = NOTED_RESPONSES[key] ?? {};
+  const extraHeaders = docs.flatMap((d) => d.successHeaders ?? []);
+  const success = routeDoc
+    ? {
+        ...(routeDoc.alsoSuccess ? successResponse(routeDoc.alsoSuccess, extraHeaders, undefined, components) : {}),
+        ...successResponse(routeDoc.success, extraHeaders, examples[key], components),
+      }
+    : { "2XX": { description: "Success." } };
+  for (const [status, response] of Object.entries(success)) if (noted[status]) response.description = noted[status];
   return {
     operationId: `${method.toLowerCase()}${path
       .replace(API_BASE, "")
@@ -100,24 +255,16 @@ function operation(method: string, path: string, handlers: readonly unknown[]): 
         .slice(0, path.includes("/admin/") ? 2 : 1)
         .join("/") || "meta",
     ],
+    ...(routeDoc ? { summary: routeDoc.summary, description: routeDoc.description } : {}),
     security: security(path),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body ? { requestBody: { required: true, content: body } } : {}),
     responses: {
-      "2XX": { description: "Success: the resource, list or report the interface describes (JSON unless a PDF or HTML page)." },
-      ...notedResponses(method, path),
-      default: { description: "An error, in the error envelope.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      ...success,
+      ...failures(key, chain, docs, routeDoc, components),
+      default: { description: "An unexpected failure (`500 rest_internal_error`), in the error envelope.", content: ENVELOPE },
     },
   };
-}
-
-function notedResponses(method: string, path: string): Record<string, Json> {
-  const key = `${method.toLowerCase()} ${path}`;
-  const envelope = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
-  const inEnvelope = (status: string) => !status.startsWith("2") && !OWN_BODIES.has(key);
-  return Object.fromEntries(
-    Object.entries(NOTED_RESPONSES[key] ?? {}).map(([status, description]) => [status, inEnvelope(status) ? { description, content: envelope } : { description }]),
-  );
 }
 
 /** `/a/:id/b` to `/a/{id}/b`. */
@@ -141,31 +288,58 @@ export function answeringRoutes(app: Hono<any>): { method: string; path: string 
   return out;
 }
 
+/** Does a `use` pattern (`/a/*`, `*`, `/a/:id/b`) cover the route path `path`? */
+function covers(pattern: string, path: string): boolean {
+  if (pattern === "*" || pattern === "/*") return true;
+  const wildcard = pattern.endsWith("/*");
+  const body = (wildcard ? pattern.slice(0, -2) : pattern)
+    .split("/")
+    .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${body}${wildcard ? "(/.*)?" : ""}$`).test(path);
+}
+
+export interface DocumentOptions {
+  /** The success example of each operation, by `<method> <OpenAPI path>`: real answers the test captured. */
+  examples?: Readonly<Record<string, unknown>>;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: any app, whatever its bindings
-export function openApiDocument(app: Hono<any>, serverUrl: string): Json {
-  const byRoute = new Map<string, unknown[]>();
-  for (const r of app.routes as RouteEntry[]) {
-    if (r.method === "ALL" || r.path.includes("*")) continue;
+export function openApiDocument(app: Hono<any>, serverUrl: string, options: DocumentOptions = {}): Json {
+  const routes = app.routes as RouteEntry[];
+  const chains = new Map<string, Chain>();
+  routes.forEach((r, index) => {
+    if (r.method === "ALL" || r.path.includes("*")) return;
     const key = `${r.method} ${r.path}`;
-    byRoute.set(key, [...(byRoute.get(key) ?? []), r.handler]);
-  }
+    const chain = chains.get(key);
+    if (chain) {
+      chain.own.push(r.handler);
+      return;
+    }
+    // Middleware runs before a route when it was registered before the route's first handler and covers its path.
+    const before = routes.slice(0, index).filter((m) => (m.method === "ALL" || (m.method === r.method && m.path.includes("*"))) && covers(m.path, r.path));
+    chains.set(key, { own: [r.handler], before: before.map((m) => m.handler) });
+  });
   const paths: Record<string, Json> = {};
-  for (const [key, handlers] of byRoute) {
+  const components: Record<string, Json> = {};
+  for (const [key, chain] of chains) {
     const [method, honoPath] = key.split(" ") as [string, string];
     const path = openApiPath(honoPath);
-    paths[path] = { ...(paths[path] ?? {}), [method.toLowerCase()]: operation(method, path, handlers) };
+    paths[path] = { ...(paths[path] ?? {}), [method.toLowerCase()]: operation(method, path, chain, options.examples ?? {}, components) };
   }
   return {
     openapi: "3.1.0",
     info: {
       title: "Ticketing API",
       version: "1.0.0",
-      description: "Events, orders, e-tickets, scanning, webhooks and bulk actions. Generated from the running service's routes.",
+      description:
+        "Events, orders, e-tickets, scanning, webhooks and bulk actions. Generated from the running service's routes. Every failure answers the error envelope `{code, message, data: {status, params?}}` unless a route says otherwise.",
     },
     servers: [{ url: serverUrl }],
     paths,
     components: {
-      schemas: { Error: ERROR_ENVELOPE },
+      schemas: { Error: ERROR_ENVELOPE, ...Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))) },
+      headers: HEADERS,
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-EVT-API-KEY", description: "The service API key." },
         basic: { type: "http", scheme: "basic", description: "A user's name or email and an application password." },

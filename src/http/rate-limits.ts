@@ -3,6 +3,7 @@ import { loadConfig } from "../config";
 import type { Env } from "../env";
 import type { AppEnv } from "./context";
 import { ApiError } from "../domain/errors";
+import { documented } from "./route-docs";
 
 /**
  * Rate limits through the Workers rate-limiting bindings (wrangler.toml). They protect the public, not the
@@ -39,16 +40,28 @@ async function spend(env: Env, binding: RateLimit, key: string): Promise<void> {
  * Customer orders sent with the ordering key: per client address. With the API key they come from the shop's own
  * server on behalf of many buyers, one address for all of them; the event object already serialises the stock.
  */
-export const orderRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.var.shopKey !== "api") await spend(c.env, c.env.ORDER_LIMITER, `order:${clientAddress(c)}`);
-  await next();
-};
+export const orderRateLimit: MiddlewareHandler<AppEnv> = documented(
+  async (c, next) => {
+    if (c.var.shopKey !== "api") await spend(c.env, c.env.ORDER_LIMITER, `order:${clientAddress(c)}`);
+    await next();
+  },
+  {
+    errors: { "429": "`rest_too_many_requests` with `Retry-After`: too many orders from this address with the ordering key." },
+    errorHeaders: { "429": ["Retry-After"] },
+  },
+);
 
 /** Scans: per scan key (the header is the key; a malformed one is refused by the key check after this). */
-export const scanRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await spend(c.env, c.env.SCAN_LIMITER, `scan:${c.req.header("X-EVT-API-KEY") ?? ""}`);
-  await next();
-};
+export const scanRateLimit: MiddlewareHandler<AppEnv> = documented(
+  async (c, next) => {
+    await spend(c.env, c.env.SCAN_LIMITER, `scan:${c.req.header("X-EVT-API-KEY") ?? ""}`);
+    await next();
+  },
+  {
+    errors: { "429": "`rest_too_many_requests` with `Retry-After`: too many requests with this scan key in the current minute." },
+    errorHeaders: { "429": ["Retry-After"] },
+  },
+);
 
 /**
  * Failed logins per address (a wider limit: many people may sign in from one office) and per address plus username.

@@ -17,6 +17,8 @@ export interface RecordedSchema {
   readOnly?: readonly string[];
   /** A form that also arrives as `application/x-www-form-urlencoded`. */
   urlencoded?: boolean;
+  /** Path parameters: the resource each names (an unknown one answers `404 rest_<resource>_invalid_id`). */
+  resources?: Record<string, string>;
 }
 
 function recorded<M extends MiddlewareHandler>(middleware: M, info: RecordedSchema): M {
@@ -233,7 +235,8 @@ export function pathParams<P extends Record<string, PathParam<unknown>>>(params:
     const first = Object.entries(params).find(([name]) => failed.has(name));
     throw invalidId(first?.[1].resource ?? "resource");
   });
-  return recorded(middleware, { target: "param", schema });
+  const resources = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, p.resource]));
+  return recorded(middleware, { target: "param", schema, resources });
 }
 
 /** A route whose only path parameter is the numeric `:id` of `resource`. */

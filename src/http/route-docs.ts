@@ -1,0 +1,123 @@
+import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
+
+/**
+ * What the OpenAPI document says of a route beyond the request schemas the validation wrapper records: a summary, a
+ * description, what it answers on success, and the failures particular to it. A feature writes these next to its
+ * presenters (`*.schema.ts`) and puts `describeRoute(...)` first in the route's handlers; middleware that answers
+ * failures of its own (keys, logins, rate limits, idempotency) is marked once with `documented(...)`. The document
+ * generator (http/openapi.ts) reads both off the app's routes, as it reads the recorded request schemas.
+ */
+
+export const ROUTE_DOC = Symbol("routeDoc");
+export const MIDDLEWARE_DOC = Symbol("middlewareDoc");
+
+/** Response headers the document declares (components.headers). */
+export type ResponseHeader = "Location" | "X-WP-Total" | "X-WP-TotalPages" | "Link" | "Content-Disposition" | "Retry-After" | "WWW-Authenticate" | "Idempotent-Replayed";
+
+/** A successful answer. */
+export type Success =
+  | { kind: "json"; status: 200 | 201; schema: z.ZodType; description: string; headers: readonly ResponseHeader[] }
+  | { kind: "pdf"; description: string }
+  | { kind: "html"; description: string }
+  | { kind: "redirect"; status: 302 | 303; description: string };
+
+/** A failure: a description of when it happens (answered in the error envelope), or a body of its own. */
+export type Failure = string | { description: string; schema: z.ZodType };
+
+export interface RequestHeader {
+  description: string;
+  required: boolean;
+  schema: Record<string, unknown>;
+}
+
+export interface RouteDoc {
+  /** One line: what the route does. */
+  summary: string;
+  /** Markdown: the rules a client needs beyond the schemas. */
+  description: string;
+  success: Success;
+  /** A second success the route may answer instead (an upload merged into what exists: `200` rather than `201`). */
+  alsoSuccess?: Success;
+  /** Failures particular to this route, by status (added to those of its validators and middleware). */
+  errors?: Readonly<Record<string, Failure>>;
+  /** Request headers the route itself reads. */
+  headers?: Readonly<Record<string, RequestHeader>>;
+}
+
+/** What a middleware adds to every route it runs before. */
+export interface MiddlewareDoc {
+  /** Failures it answers, by status. */
+  errors?: Readonly<Record<string, string>>;
+  /** Headers it sends with those failures, by status. */
+  errorHeaders?: Readonly<Record<string, readonly ResponseHeader[]>>;
+  /** Request headers it reads. */
+  headers?: Readonly<Record<string, RequestHeader>>;
+  /** Headers a success may carry because of it. */
+  successHeaders?: readonly ResponseHeader[];
+}
+
+/** A no-op middleware carrying the route's documentation; put it first in the route's handlers. */
+// biome-ignore lint/suspicious/noExplicitAny: fits every route, whatever its env
+export function describeRoute(doc: RouteDoc): MiddlewareHandler<any> {
+  const middleware: MiddlewareHandler = (_c, next) => next();
+  Object.defineProperty(middleware, ROUTE_DOC, { value: doc });
+  return middleware;
+}
+
+export function routeDocOf(handler: unknown): RouteDoc | undefined {
+  return (handler as { [ROUTE_DOC]?: RouteDoc } | null)?.[ROUTE_DOC];
+}
+
+/** Marks a middleware with the failures and headers it adds to the routes it runs before. */
+export function documented<M extends object>(middleware: M, doc: MiddlewareDoc): M {
+  Object.defineProperty(middleware, MIDDLEWARE_DOC, { value: doc });
+  return middleware;
+}
+
+export function middlewareDocOf(handler: unknown): MiddlewareDoc | undefined {
+  return (handler as { [MIDDLEWARE_DOC]?: MiddlewareDoc } | null)?.[MIDDLEWARE_DOC];
+}
+
+/**
+ * A response schema with a name of its own (zod metadata `id`): the document lists it once under
+ * `components.schemas` and refers to it, and a generated client names its type.
+ */
+export function named<S extends z.ZodType>(id: string, schema: S): S {
+  return schema.meta({ id }) as S;
+}
+
+const FIELDS_NOTE = "`_fields` narrows each answer to the fields it names.";
+
+/** The answers routes give on success. */
+export const answers = {
+  /** `200` with one JSON body. */
+  ok: (schema: z.ZodType, description = "The resource as the interface shows it."): Success => ({ kind: "json", status: 200, schema, description, headers: [] }),
+  /** `201` with the new resource and its absolute address in `Location`. */
+  created: (schema: z.ZodType, description = "Created: the new resource, its address in `Location`."): Success => ({
+    kind: "json",
+    status: 201,
+    schema,
+    description,
+    headers: ["Location"],
+  }),
+  /** A paged collection: `X-WP-Total`, `X-WP-TotalPages` and `Link` (`prev`, `next`). */
+  page: (item: z.ZodType, description = `One page of the collection. ${FIELDS_NOTE}`): Success => ({
+    kind: "json",
+    status: 200,
+    schema: z.array(item),
+    description,
+    headers: ["X-WP-Total", "X-WP-TotalPages", "Link"],
+  }),
+  /** An unpaged collection: every row, `X-WP-Total` and `X-WP-TotalPages: 1`. */
+  collection: (item: z.ZodType, description = `The whole collection, on one page. ${FIELDS_NOTE}`): Success => ({
+    kind: "json",
+    status: 200,
+    schema: z.array(item),
+    description,
+    headers: ["X-WP-Total", "X-WP-TotalPages"],
+  }),
+  pdf: (description: string): Success => ({ kind: "pdf", description }),
+  html: (description: string): Success => ({ kind: "html", description }),
+  redirect: (status: 302 | 303, description: string): Success => ({ kind: "redirect", status, description }),
+};
