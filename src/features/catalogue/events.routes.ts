@@ -1,11 +1,21 @@
 import { Hono } from "hono";
 import type { AppContext, AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
+import { describeRoute } from "../../http/route-docs";
 import { embedRequest, wantsEmbed, withoutLinks } from "../../http/links";
 import { setPagingHeaders } from "../../http/paging";
 import { created, deleted, ok, page } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, query, updateBody } from "../../http/validate";
-import { createEventBody, deleteEventQuery, EVENT_CREATE_READ_ONLY, EVENT_UPDATE_READ_ONLY, listEventsQuery, presentEvent, updateEventBody } from "./events.schema";
+import {
+  createEventBody,
+  deleteEventQuery,
+  EVENT_CREATE_READ_ONLY,
+  EVENT_UPDATE_READ_ONLY,
+  listEventsQuery,
+  presentEvent,
+  updateEventBody,
+  eventsApi,
+} from "./events.schema";
 import { presentInputField } from "./input-fields.schema";
 import { presentScanKey } from "./scan-keys.schema";
 import { presentTicketType } from "./ticket-types.schema";
@@ -33,24 +43,24 @@ async function presentWithEmbeds(c: AppContext, event: EventRow) {
 
 /** `/admin/events` (decisions.md section 4): organizers see and change their authorised events. */
 export const eventsRoutes = new Hono<AppEnv>()
-  .get("/", query(listEventsQuery), async (c) => {
+  .get("/", describeRoute(eventsApi.list), query(listEventsQuery), async (c) => {
     const q = c.req.valid("query");
     const { rows, total } = await listEvents(depsOf(c), c.var.user, q);
     setPagingHeaders(c, total, q);
     return page(c, await Promise.all(rows.map((e) => presentWithEmbeds(c, e))));
   })
 
-  .post("/", createBody(createEventBody, EVENT_CREATE_READ_ONLY), async (c) => {
+  .post("/", describeRoute(eventsApi.create), createBody(createEventBody, EVENT_CREATE_READ_ONLY), async (c) => {
     const event = await createEvent(depsOf(c), c.var.user, c.req.valid("json"));
     return created(c, presentEvent(c, event), `/admin/events/${event.id}`);
   })
 
-  .get("/:id", pathId("event"), async (c) => {
+  .get("/:id", describeRoute(eventsApi.get), pathId("event"), async (c) => {
     const event = await getEventFor(depsOf(c), c.var.user, c.req.valid("param").id);
     return ok(c, await presentWithEmbeds(c, event));
   })
 
-  .put("/:id", pathId("event"), updateBody(updateEventBody, EVENT_UPDATE_READ_ONLY), async (c) => {
+  .put("/:id", describeRoute(eventsApi.update), pathId("event"), updateBody(updateEventBody, EVENT_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const current = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const { patch, readOnlySent } = c.req.valid("json");
@@ -58,7 +68,7 @@ export const eventsRoutes = new Hono<AppEnv>()
     return ok(c, presentEvent(c, await updateEvent(deps, c.var.user, current, patch)));
   })
 
-  .delete("/:id", pathId("event"), query(deleteEventQuery), async (c) => {
+  .delete("/:id", describeRoute(eventsApi.delete), pathId("event"), query(deleteEventQuery), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     await deleteEvent(deps, event, c.req.valid("query").force);

@@ -4,7 +4,12 @@ import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
 import { orderbyParam, pagingQueryShape } from "../../http/paging";
 import { formatOptionalDateTime } from "../../lib/time";
 import { count, emailOrEmpty, eventIdCsv, phpDateFormat, timeZoneName, webUrlOrEmpty, wireDateTimeOrEmpty } from "../../http/field-types";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { amountView, deletedView, linksView, optionalDateTimeView } from "../../http/view-types";
 import type { EventRow } from "../../db/rows";
+import { inputFieldView } from "./input-fields.schema";
+import { scanKeyView } from "./scan-keys.schema";
+import { ticketTypeView } from "./ticket-types.schema";
 
 export const EVENT_FLAGS = [
   "emails_needed",
@@ -141,6 +146,87 @@ const flagsOf = (e: EventRow): Record<EventFlag, boolean> => ({
   reload_on_exit_needed: e.reloadOnExitNeeded,
   coupons_needed: e.couponsNeeded,
 });
+
+const int = z.number().int();
+const eventDate = optionalDateTimeView.describe('`YYYY-MM-DD HH:MM:SS` in the event\'s own `timezone`, or `""` when not set');
+
+/** An event as the API shows it (spec: Event). */
+export const eventView = named(
+  "Event",
+  z.object({
+    id: int,
+    event_name: z.string(),
+    event_date: eventDate,
+    event_date_format: z.string(),
+    timezone: z.string(),
+    start_date: eventDate,
+    end_date: eventDate,
+    stock: int,
+    sold: int,
+    stock_link: int,
+    group_type: int,
+    event_group: z.string(),
+    redirect: z.string(),
+    order_submit_text: z.string(),
+    terms: z.string(),
+    email: z.object({ sender_name: z.string(), sender_email: z.string(), bcc: z.string(), subject: z.string(), body: z.string() }),
+    email_confirmation: z.object({ bcc: z.string(), subject: z.string(), body: z.string(), redirect: z.string() }),
+    confirmation_timeout: int,
+    unique_event_ids: z.string(),
+    user_groups: z.object({ group_type: int, rest_url: z.string(), rest_header: z.string() }),
+    seats: z.object({ number_of_seats: int, seats_format: z.string(), seats_config: z.string(), linked_event: int }),
+    pdf_fields: z.object({
+      ticket: z.object({ attachment_id: int, x_position: z.number(), y_position: z.number(), rotation: int, scale: int, no_border: z.boolean() }),
+    }),
+    ...(Object.fromEntries(EVENT_FLAGS.map((f) => [f, z.boolean()])) as Record<EventFlag, z.ZodBoolean>),
+    _links: linksView,
+  }),
+);
+
+const totals = z.object({ total_orders: int, total_amount: amountView, total_tickets: int });
+
+/** What `_embed` adds to an event: its ticket types, input fields, scan keys and report totals. */
+const eventWithEmbeds = eventView.extend({
+  _embedded: z
+    .object({
+      ticket_types: z.array(ticketTypeView),
+      input_fields: z.array(inputFieldView),
+      scan_keys: z.array(scanKeyView),
+      sales_totals: z.array(totals.extend({ final: totals.describe("Of final orders only (paid, dashboard, free; confirmed).") })),
+      scan_totals: z.array(z.object({ tickets: int, scanned_tickets: int, unscanned_tickets: int, total_scans: int, scans_by_level: z.record(z.string(), int) })),
+    })
+    .partial()
+    .optional()
+    .describe("With `_embed` (all, or the relations named): the embeddable links, inlined."),
+});
+
+const EMBED_NOTE = "`_embed` inlines ticket types, input fields, scan keys, sales and scan totals under `_embedded`; `_fields` narrows the answer.";
+
+/** The routes of `/admin/events` (decisions.md 4), for the OpenAPI document. */
+export const eventsApi = {
+  list: {
+    summary: "List events",
+    description: `The events the user may see (an organizer: its authorised events), paged. ${EMBED_NOTE}`,
+    success: answers.page(eventWithEmbeds),
+  },
+  create: {
+    summary: "Create an event",
+    description: "Only `event_name` is required; every other field takes its default. `id` and `sold` are read-only.",
+    success: answers.created(eventView),
+  },
+  get: { summary: "Get an event", description: EMBED_NOTE, success: answers.ok(eventWithEmbeds) },
+  update: {
+    summary: "Change an event",
+    description: "Changes the fields sent. Read-only fields (`id`, `sold`) may be sent back unchanged; changed they are a `400`.",
+    success: answers.ok(eventView),
+  },
+  delete: {
+    summary: "Delete an event",
+    description: "Deletes the event with its ticket types, input fields and scan keys; with `force=true` also its orders.",
+    success: answers.ok(deletedView(eventView.omit({ _links: true })), "`deleted` and the event as it was, without `_links`."),
+    errors: { "409": "`rest_conflict`: the event has orders (`?force=true` deletes them too), or other events refer to it." },
+  },
+} satisfies Record<string, RouteDoc>;
 
 /** An event as the API shows it; its dates in its own time zone. */
 export function presentEvent(c: LinkBase, e: EventRow) {

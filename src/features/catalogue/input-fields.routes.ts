@@ -1,9 +1,17 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import { createInputFieldBody, INPUT_FIELD_CREATE_READ_ONLY, INPUT_FIELD_UPDATE_READ_ONLY, presentInputField, updateInputFieldBody } from "./input-fields.schema";
+import {
+  createInputFieldBody,
+  INPUT_FIELD_CREATE_READ_ONLY,
+  INPUT_FIELD_UPDATE_READ_ONLY,
+  presentInputField,
+  updateInputFieldBody,
+  inputFieldsApi,
+} from "./input-fields.schema";
 import { getEventFor } from "./events.service";
 import { createInputField, deleteInputField, getInputField, listInputFields, updateInputField } from "./input-fields.service";
 
@@ -11,7 +19,7 @@ const fieldParams = pathParams({ id: numericParam("event"), fieldId: keyParam("i
 
 /** `/admin/events/<event_id>/input-fields` (spec: Input fields). */
 export const inputFieldsRoutes = new Hono<AppEnv>()
-  .get("/", pathId("event"), async (c) => {
+  .get("/", describeRoute(inputFieldsApi.list), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     return collection(
@@ -20,21 +28,21 @@ export const inputFieldsRoutes = new Hono<AppEnv>()
     );
   })
 
-  .post("/", pathId("event"), createBody(createInputFieldBody, INPUT_FIELD_CREATE_READ_ONLY), async (c) => {
+  .post("/", describeRoute(inputFieldsApi.create), pathId("event"), createBody(createInputFieldBody, INPUT_FIELD_CREATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const field = await createInputField(deps, event.id, c.req.valid("json"));
     return created(c, presentInputField(c, field), `/admin/events/${event.id}/input-fields/${field.id}`);
   })
 
-  .get("/:fieldId", fieldParams, async (c) => {
+  .get("/:fieldId", describeRoute(inputFieldsApi.get), fieldParams, async (c) => {
     const deps = depsOf(c);
     const { id, fieldId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentInputField(c, await getInputField(deps, event.id, fieldId)));
   })
 
-  .put("/:fieldId", fieldParams, updateBody(updateInputFieldBody, INPUT_FIELD_UPDATE_READ_ONLY), async (c) => {
+  .put("/:fieldId", describeRoute(inputFieldsApi.update), fieldParams, updateBody(updateInputFieldBody, INPUT_FIELD_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { id, fieldId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
@@ -44,7 +52,7 @@ export const inputFieldsRoutes = new Hono<AppEnv>()
     return ok(c, presentInputField(c, await updateInputField(deps, current, patch)));
   })
 
-  .delete("/:fieldId", fieldParams, async (c) => {
+  .delete("/:fieldId", describeRoute(inputFieldsApi.delete), fieldParams, async (c) => {
     const deps = depsOf(c);
     const { id, fieldId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);

@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import { createScanKeyBody, presentScanKey, SCAN_KEY_CREATE_READ_ONLY, SCAN_KEY_UPDATE_READ_ONLY, updateScanKeyBody } from "./scan-keys.schema";
+import { createScanKeyBody, presentScanKey, SCAN_KEY_CREATE_READ_ONLY, SCAN_KEY_UPDATE_READ_ONLY, updateScanKeyBody, scanKeysApi } from "./scan-keys.schema";
 import { getEventFor } from "./events.service";
 import { createScanKey, deleteScanKey, getScanKey, listScanKeys, updateScanKey } from "./scan-keys.service";
 
@@ -12,7 +13,7 @@ const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_ke
 
 /** `/admin/events/<event_id>/scan-keys` (decisions.md section 6). */
 export const scanKeysRoutes = new Hono<AppEnv>()
-  .get("/", pathId("event"), async (c) => {
+  .get("/", describeRoute(scanKeysApi.list), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     return collection(
@@ -21,21 +22,21 @@ export const scanKeysRoutes = new Hono<AppEnv>()
     );
   })
 
-  .post("/", pathId("event"), createBody(createScanKeyBody, SCAN_KEY_CREATE_READ_ONLY), async (c) => {
+  .post("/", describeRoute(scanKeysApi.create), pathId("event"), createBody(createScanKeyBody, SCAN_KEY_CREATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const key = await createScanKey(deps, event.id, c.req.valid("json"));
     return created(c, presentScanKey(c, key), `/admin/events/${event.id}/scan-keys/${key.key}`);
   })
 
-  .get("/:key", keyParams, async (c) => {
+  .get("/:key", describeRoute(scanKeysApi.get), keyParams, async (c) => {
     const deps = depsOf(c);
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentScanKey(c, await getScanKey(deps, event.id, key)));
   })
 
-  .put("/:key", keyParams, updateBody(updateScanKeyBody, SCAN_KEY_UPDATE_READ_ONLY), async (c) => {
+  .put("/:key", describeRoute(scanKeysApi.update), keyParams, updateBody(updateScanKeyBody, SCAN_KEY_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
@@ -45,7 +46,7 @@ export const scanKeysRoutes = new Hono<AppEnv>()
     return ok(c, presentScanKey(c, await updateScanKey(deps, current, patch)));
   })
 
-  .delete("/:key", keyParams, async (c) => {
+  .delete("/:key", describeRoute(scanKeysApi.delete), keyParams, async (c) => {
     const deps = depsOf(c);
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);

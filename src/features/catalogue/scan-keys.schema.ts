@@ -4,6 +4,8 @@ import { selfAndCollection, type LinkBase } from "../../http/links";
 import { formatNameList } from "../../domain/catalogue-names";
 import { phpDateFormat } from "../../http/field-types";
 import type { ScanKeyRow } from "../../db/rows";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { deletedView, linksView } from "../../http/view-types";
 
 export const SCAN_KEY_PATTERN = /^[A-Za-z0-9]{16}$/;
 
@@ -22,6 +24,45 @@ export const createScanKeyBody = z.strictObject(scanKeyFields).partial().require
 export const updateScanKeyBody = z.strictObject(scanKeyFields).omit({ key: true }).partial();
 export type ScanKeyCreateInput = z.output<typeof createScanKeyBody>;
 export type ScanKeyUpdateInput = z.output<typeof updateScanKeyBody>;
+
+/** A scan key as the API shows it (decisions.md 6). */
+export const scanKeyView = named(
+  "ScanKey",
+  z.object({
+    key: z.string().describe("16 letters and digits: what a scanner sends in `X-EVT-API-KEY`."),
+    level: z
+      .number()
+      .int()
+      .describe(`One of ${SCAN_LEVELS.join(", ")} (decisions.md 6).`),
+    tickets: z.string().describe("Ticket type names it admits, comma-separated; empty: all."),
+    date_format: z.string(),
+    location: z.string(),
+    _links: linksView,
+  }),
+);
+
+/** The routes of `/admin/events/<event_id>/scan-keys` (decisions.md 6). */
+export const scanKeysApi = {
+  list: { summary: "List an event's scan keys", description: "Every scan key of the event, on one page.", success: answers.collection(scanKeyView) },
+  create: {
+    summary: "Create a scan key",
+    description: "Only `location` is required; the service makes the `key` unless one is sent. One key per location.",
+    success: answers.created(scanKeyView),
+    errors: { "409": "`rest_conflict`: the key is taken, or the event already has a key for this location." },
+  },
+  get: { summary: "Get a scan key", description: "`_fields` narrows the answer.", success: answers.ok(scanKeyView) },
+  update: {
+    summary: "Change a scan key",
+    description: "Changes the fields sent; `key` may be sent back unchanged. Scanners see the change at once.",
+    success: answers.ok(scanKeyView),
+    errors: { "409": "`rest_conflict`: the event already has a key for this location." },
+  },
+  delete: {
+    summary: "Delete a scan key",
+    description: "The key stops admitting at once.",
+    success: answers.ok(deletedView(scanKeyView.omit({ _links: true })), "`deleted` and the scan key as it was, without `_links`."),
+  },
+} satisfies Record<string, RouteDoc>;
 
 export function presentScanKey(c: LinkBase, k: ScanKeyRow) {
   return {

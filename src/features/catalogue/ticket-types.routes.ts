@@ -1,9 +1,17 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import { createTicketTypeBody, presentTicketType, TICKET_TYPE_CREATE_READ_ONLY, TICKET_TYPE_UPDATE_READ_ONLY, updateTicketTypeBody } from "./ticket-types.schema";
+import {
+  createTicketTypeBody,
+  presentTicketType,
+  TICKET_TYPE_CREATE_READ_ONLY,
+  TICKET_TYPE_UPDATE_READ_ONLY,
+  updateTicketTypeBody,
+  ticketTypesApi,
+} from "./ticket-types.schema";
 import { getEventFor } from "./events.service";
 import { createTicketType, deleteTicketType, getTicketType, listTicketTypes, updateTicketType } from "./ticket-types.service";
 
@@ -11,7 +19,7 @@ const typeParams = pathParams({ id: numericParam("event"), typeId: keyParam("tic
 
 /** `/admin/events/<event_id>/ticket-types` (spec: Ticket types). */
 export const ticketTypesRoutes = new Hono<AppEnv>()
-  .get("/", pathId("event"), async (c) => {
+  .get("/", describeRoute(ticketTypesApi.list), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     return collection(
@@ -20,7 +28,7 @@ export const ticketTypesRoutes = new Hono<AppEnv>()
     );
   })
 
-  .post("/", pathId("event"), createBody(createTicketTypeBody, TICKET_TYPE_CREATE_READ_ONLY), async (c) => {
+  .post("/", describeRoute(ticketTypesApi.create), pathId("event"), createBody(createTicketTypeBody, TICKET_TYPE_CREATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const type = await createTicketType(deps, c.var.user, event.id, c.req.valid("json"));
@@ -28,14 +36,14 @@ export const ticketTypesRoutes = new Hono<AppEnv>()
     return created(c, answer, `/admin/events/${event.id}/ticket-types/${type.id}`);
   })
 
-  .get("/:typeId", typeParams, async (c) => {
+  .get("/:typeId", describeRoute(ticketTypesApi.get), typeParams, async (c) => {
     const deps = depsOf(c);
     const { id, typeId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentTicketType(c, await getTicketType(deps, event.id, typeId)));
   })
 
-  .put("/:typeId", typeParams, updateBody(updateTicketTypeBody, TICKET_TYPE_UPDATE_READ_ONLY), async (c) => {
+  .put("/:typeId", describeRoute(ticketTypesApi.update), typeParams, updateBody(updateTicketTypeBody, TICKET_TYPE_UPDATE_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const { id, typeId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
@@ -45,7 +53,7 @@ export const ticketTypesRoutes = new Hono<AppEnv>()
     return ok(c, presentTicketType(c, await updateTicketType(deps, c.var.user, current, patch)));
   })
 
-  .delete("/:typeId", typeParams, async (c) => {
+  .delete("/:typeId", describeRoute(ticketTypesApi.delete), typeParams, async (c) => {
     const deps = depsOf(c);
     const { id, typeId } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);

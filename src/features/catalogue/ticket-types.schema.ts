@@ -4,6 +4,8 @@ import { selfAndCollection, type LinkBase } from "../../http/links";
 import { centsToAmount, parseCents } from "../../lib/money";
 import { formatNameList } from "../../domain/catalogue-names";
 import { count, money } from "../../http/field-types";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { amountView, deletedView, linksView } from "../../http/view-types";
 import type { TicketTypeRow } from "../../db/rows";
 
 /** `[{"5": 9.5}, {"10": 9}]`: ticket count (2 or more, each once) to unit price; read sorted by count. */
@@ -78,6 +80,55 @@ export const ticketTypePath = z.object({
   id: z.string(),
   typeId: z.string(),
 });
+
+const int = z.number().int();
+
+/** A ticket type as the API shows it (spec: Ticket type). */
+export const ticketTypeView = named(
+  "TicketType",
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    price: amountView,
+    volume_price: z.array(z.record(z.string(), amountView)).describe("Each entry maps a ticket count to the unit price from that count on."),
+    vat: z.number().describe("VAT in percent."),
+    stock_control: z.boolean(),
+    stock: int.optional().describe("Only with `stock_control`."),
+    sold: int,
+    minimum_to_order: int,
+    maximum_to_order: int,
+    is_counted: z.boolean(),
+    show_remaining: z.boolean(),
+    attachment_id: int,
+    personalise: z.string(),
+    layout: z.string(),
+    _links: linksView,
+  }),
+);
+
+/** The routes of `/admin/events/<event_id>/ticket-types` (spec: Ticket types). */
+export const ticketTypesApi = {
+  list: { summary: "List an event's ticket types", description: "Every ticket type of the event, on one page.", success: answers.collection(ticketTypeView) },
+  create: {
+    summary: "Create a ticket type",
+    description: "`name` and `price` are required; `stock` only with `stock_control`. The answer leaves `sold` out (spec).",
+    success: answers.created(ticketTypeView.omit({ sold: true })),
+    errors: { "409": "`rest_conflict`: the event already has a ticket type of this name." },
+  },
+  get: { summary: "Get a ticket type", description: "`_fields` narrows the answer.", success: answers.ok(ticketTypeView) },
+  update: {
+    summary: "Change a ticket type",
+    description: "Changes the fields sent; `id` and `sold` may be sent back unchanged.",
+    success: answers.ok(ticketTypeView),
+    errors: { "409": "`rest_conflict`: another ticket type has this name, or the input fields named changed meanwhile." },
+  },
+  delete: {
+    summary: "Delete a ticket type",
+    description: "Only a ticket type nothing refers to: no sold tickets, no scan key or coupon naming it.",
+    success: answers.ok(deletedView(ticketTypeView.omit({ id: true, _links: true })), "`deleted` and the ticket type as it was, without `id` and `_links`."),
+    errors: { "409": "`rest_conflict`: the ticket type has sold tickets, or a scan key or coupon names it." },
+  },
+} satisfies Record<string, RouteDoc>;
 
 /** A ticket type as the API shows it: `stock` only with stock control. */
 export function presentTicketType(c: LinkBase, t: TicketTypeRow) {

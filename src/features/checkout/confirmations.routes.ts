@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { checkoutApi } from "./customer-orders.schema";
+import { describeRoute } from "../../http/route-docs";
 import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";
 import { keyParam, pathParams } from "../../http/validate";
@@ -12,7 +14,7 @@ const params = pathParams({ token: keyParam("order") });
  * (an unknown token, or the order uid, is a 404). Confirms, then redirects (302) to the event's confirmation
  * redirect, or to the order's status.
  */
-export const confirmationsRoutes = new Hono<AppEnv>().get("/:token", params, async (c) => {
+export const confirmationsRoutes = new Hono<AppEnv>().get("/:token", describeRoute(checkoutApi.confirm), params, async (c) => {
   const { order, event } = await confirmOrder(depsOf(c), c.req.valid("param").token);
   const target = event.emailConfirmation.redirect || `${new URL(c.req.url).origin}${API_BASE}/orders/${order.id}/${order.uid}/status`;
   return c.redirect(target, 302);

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { isWireDateTime } from "../../lib/time";
 import { emailAddress, eventIdCsv, money } from "../../http/field-types";
+import { answers, type RouteDoc } from "../../http/route-docs";
+import { amountView, bulkErrorsView } from "../../http/view-types";
 
 /**
  * Bulk coupon emails (spec "Bulk coupon emails", decisions.md 12): the list call takes every parameter, used or
@@ -61,3 +63,40 @@ export type CouponEmailsSendInput = z.output<typeof couponEmailsSendBody>;
 
 export const couponEmailExampleBody = z.strictObject({ email: emailAddress, subject, body });
 export type CouponEmailExampleInput = z.output<typeof couponEmailExampleBody>;
+
+/** The routes of `/admin/coupons/bulk/emails` (spec "Bulk coupon emails"; decisions.md 9, 10, 12). */
+export const couponEmailsApi = {
+  list: {
+    summary: "Select the targets of a bulk coupon email",
+    description:
+      "Source `1`: coupons tied to an address, selected by code prefix and suffix, events, validity window and bounds. Source `0`: the entries of the events' email lists. Every parameter is required, used or not.",
+    success: answers.ok(
+      z.object({
+        bulk_source: z.enum(["0", "1"]),
+        event_ids: z.string(),
+        template_code: z.string(),
+        code_prefix: z.string(),
+        code_suffix: z.string(),
+        date_from: z.string(),
+        date_to: z.string(),
+        tickets_minimum: z.number().int(),
+        tickets_maximum: z.number().int(),
+        amount_minimum: amountView,
+        amount_maximum: amountView,
+        batch_size: z.number().int().describe("How many ids a send call may carry."),
+        ids: z.array(z.number().int()).describe("Coupon ids (source 1) or email-list entry ids (source 0), ascending."),
+      }),
+      "The criteria as read, the batch size, and the ids a send may use.",
+    ),
+  },
+  send: {
+    summary: "Send a bulk coupon email",
+    description: "Mails each id its coupon (source 1) or a new coupon made from `template_code` (source 0), through the outbox. One batch per call.",
+    success: answers.ok(bulkErrorsView("id"), "What could not be sent, per id; empty when everything was."),
+  },
+  sendExample: {
+    summary: "Send a sample coupon email",
+    description: "Mails a sample to `email` with every keyword replaced, to check the subject and body.",
+    success: answers.ok(bulkErrorsView("id")),
+  },
+} satisfies Record<string, RouteDoc>;

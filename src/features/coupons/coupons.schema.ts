@@ -7,6 +7,8 @@ import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import { formatNameList } from "../../domain/catalogue-names";
 import { count, emailOrEmpty, eventIdCsv, money, wireDateTimeOrEmpty } from "../../http/field-types";
 import type { CouponRow } from "../../db/rows";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { amountView, dateTimeView, deletedView, linksView, optionalDateTimeView } from "../../http/view-types";
 
 export const COUPON_TYPES = ["percent", "fixed"] as const satisfies readonly CouponType[];
 
@@ -46,6 +48,61 @@ export const listCouponsQuery = z.object({
   orderby: orderbyParam(["id", "code", "email"] as const),
 });
 export type ListCouponsQuery = z.output<typeof listCouponsQuery>;
+
+const int = z.number().int();
+
+/** A coupon as the API shows it (spec: Coupon). */
+export const couponView = named(
+  "Coupon",
+  z.object({
+    id: int,
+    code: z.string(),
+    description: z.string(),
+    date_created: dateTimeView,
+    date_modified: dateTimeView,
+    type: z.enum(COUPON_TYPES),
+    individual_use: z.boolean(),
+    amount: amountView.describe("A percentage (`percent`) or an amount off (`fixed`)."),
+    usage_limit: int,
+    usage_limit_per_user: int,
+    used: int,
+    last_used: optionalDateTimeView,
+    start_date: optionalDateTimeView,
+    end_date: optionalDateTimeView,
+    events: z.string().describe("Event ids, comma-separated; empty: every event."),
+    tickets: z.string().describe("Ticket type names, comma-separated; empty: every type."),
+    minimum_tickets: int,
+    maximum_tickets: int,
+    minimum_amount: amountView,
+    maximum_amount: amountView,
+    email: z.string().describe("The address the coupon is tied to; empty: anyone's."),
+    _links: linksView,
+  }),
+);
+
+/** The routes of `/admin/coupons` (spec: Coupon, Coupons; decisions.md 12, 13). */
+export const couponsApi = {
+  list: { summary: "List coupons", description: "Paged; an organizer sees the coupons limited to its events.", success: answers.page(couponView) },
+  create: {
+    summary: "Create a coupon",
+    description: "`code`, `type` and `amount` are required; codes are unique, compared case-insensitively. An organizer's coupon must name its events.",
+    success: answers.created(couponView),
+    errors: { "409": "`rest_conflict`: a coupon has this code." },
+  },
+  get: { summary: "Get a coupon", description: "`_fields` narrows the answer.", success: answers.ok(couponView) },
+  update: {
+    summary: "Change a coupon",
+    description: "Changes the fields sent; `id`, the dates, `used` and `last_used` may be sent back unchanged.",
+    success: answers.ok(couponView),
+    errors: { "409": "`rest_conflict`: another coupon has this code." },
+  },
+  delete: {
+    summary: "Delete a coupon",
+    description: "The coupon no longer applies to new orders.",
+    success: answers.ok(deletedView(couponView.omit({ _links: true })), "`deleted` and the coupon as it was, without `_links`."),
+  },
+  resetCounters: { summary: "Reset a coupon's counters", description: "`used` starts again from 0 and `last_used` is cleared.", success: answers.ok(couponView) },
+} satisfies Record<string, RouteDoc>;
 
 /** A coupon as the API shows it (spec: Coupon), its dates in the service's time zone. */
 export function presentCoupon(c: LinkBase, k: CouponRow, timezone: string) {

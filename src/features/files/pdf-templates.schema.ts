@@ -4,6 +4,8 @@ import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
 import { filePart } from "../../http/validate";
 import { formatDateTime } from "../../lib/time";
 import type { PdfTemplateRow } from "../../db/rows";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { dateTimeView, deletedView, linksView } from "../../http/view-types";
 
 const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
 const type = z.enum(TEMPLATE_TYPES, `must be one of ${TEMPLATE_TYPES.join(", ")}`);
@@ -25,6 +27,45 @@ export const updatePdfTemplateJson = z.strictObject({ title, type, author_id: au
 export const updatePdfTemplateForm = z.strictObject({ title, type, author_id: authorId, file: filePart }).partial();
 
 export type PdfTemplateChanges = { title?: string; type?: (typeof TEMPLATE_TYPES)[number]; author_id?: number; file?: File };
+
+/** A PDF template as the API shows it (spec: PDF template). */
+export const pdfTemplateView = named(
+  "PdfTemplate",
+  z.object({
+    id: z.number().int(),
+    title: z.string(),
+    type: z.enum(TEMPLATE_TYPES),
+    author_id: z.number().int(),
+    created: dateTimeView,
+    modified: dateTimeView,
+    url: z.string().describe("Where the PDF is served (`GET /admin/pdf-templates/{id}/file`, same authentication)."),
+    username: z.string().describe("The owner's username."),
+    _links: linksView,
+  }),
+);
+
+/** The routes of `/admin/pdf-templates` (spec: PDF templates). */
+export const pdfTemplatesApi = {
+  list: { summary: "List PDF templates", description: "An administrator sees every template; other users their own.", success: answers.collection(pdfTemplateView) },
+  create: {
+    summary: "Upload a PDF template",
+    description: "A multipart upload: `file` (a one-page PDF, at most 10 MiB), `title`, optionally `type` and (administrators) `author_id`.",
+    success: answers.created(pdfTemplateView),
+  },
+  get: { summary: "Get a PDF template", description: "Its owner or an administrator. `_fields` narrows the answer.", success: answers.ok(pdfTemplateView) },
+  file: { summary: "Download a PDF template's file", description: "The PDF as uploaded; its owner or an administrator.", success: answers.pdf("The template's PDF.") },
+  update: {
+    summary: "Change a PDF template",
+    description: "JSON (`title`, `type`, `author_id`), or multipart with a new `file`. Only an administrator changes the owner.",
+    success: answers.ok(pdfTemplateView),
+  },
+  delete: {
+    summary: "Delete a PDF template",
+    description: "Only a template no event or ticket type uses.",
+    success: answers.ok(deletedView(pdfTemplateView.omit({ _links: true })), "`deleted` and the template as it was, without `_links`."),
+    errors: { "409": "`rest_conflict`: an event or ticket type uses the template." },
+  },
+} satisfies Record<string, RouteDoc>;
 
 /** A template as the API shows it; `url` is where its PDF is served (same authentication and owner rule). */
 export function presentPdfTemplate(c: LinkBase, t: PdfTemplateRow, username: string, timezone: string) {

@@ -1,6 +1,37 @@
 import { selfAndCollection, type LinkBase } from "../../http/links";
 import { formatDateTime } from "../../lib/time";
 import type { LogRow } from "../../db/rows";
+import { z } from "zod";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { dateTimeView, deletedView, linksView } from "../../http/view-types";
+
+/** A log entry as the API shows it (spec: Log entry). */
+export const logView = named(
+  "LogEntry",
+  z.object({
+    id: z.number().int(),
+    event_id: z.number().int().describe("0: not about one event."),
+    order_id: z.number().int().describe("0: not about one order."),
+    created_at: dateTimeView,
+    log_type: z.string(),
+    description: z.string(),
+    _links: linksView,
+  }),
+);
+
+const NEWEST = "The newest 1000 entries, on one page; `X-WP-Total` counts them all.";
+
+/** The routes of `/admin/logs` (spec: Error logs). */
+export const logsApi = {
+  list: { summary: "List log entries", description: `${NEWEST} An organizer sees those of its events.`, success: answers.collection(logView) },
+  ofOrder: { summary: "List an order's log entries", description: NEWEST, success: answers.collection(logView) },
+  get: { summary: "Get a log entry", description: "Not in the spec's table; it makes the entries' `self` links answer.", success: answers.ok(logView) },
+  delete: {
+    summary: "Delete a log entry",
+    description: "Entries of no event are the administrators' alone.",
+    success: answers.ok(deletedView(logView.omit({ _links: true })), "`deleted` and the entry as it was, without `_links`."),
+  },
+} satisfies Record<string, RouteDoc>;
 
 export function presentLog(c: LinkBase, entry: LogRow, timezone: string) {
   return {

@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import { requireAdministrator } from "../../http/require-administrator";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, keyParam, numericParam, pathId, pathParams, updateBody } from "../../http/validate";
-import { createWebhookBody, presentDelivery, presentPing, presentWebhook, updateWebhookBody, WEBHOOK_READ_ONLY } from "./webhooks.schema";
+import { createWebhookBody, presentDelivery, presentPing, presentWebhook, updateWebhookBody, WEBHOOK_READ_ONLY, webhooksApi } from "./webhooks.schema";
 import {
   createWebhook,
   deleteWebhook,
@@ -26,7 +27,7 @@ const deliveryParams = pathParams({ id: numericParam("webhook"), deliveryId: key
 export const webhooksRoutes = new Hono<AppEnv>()
   .use(requireAdministrator)
 
-  .get("/", async (c) => {
+  .get("/", describeRoute(webhooksApi.list), async (c) => {
     const deps = depsOf(c);
     return collection(
       c,
@@ -34,18 +35,18 @@ export const webhooksRoutes = new Hono<AppEnv>()
     );
   })
 
-  .post("/", createBody(createWebhookBody, WEBHOOK_READ_ONLY), async (c) => {
+  .post("/", describeRoute(webhooksApi.create), createBody(createWebhookBody, WEBHOOK_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const hook = await createWebhook(deps, c.req.valid("json"));
     return created(c, presentWebhook(c, hook, deps.config.timezone), `/admin/webhooks/${hook.id}`);
   })
 
-  .get("/:id", pathId("webhook"), async (c) => {
+  .get("/:id", describeRoute(webhooksApi.get), pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     return ok(c, presentWebhook(c, await getWebhook(deps, c.req.valid("param").id), deps.config.timezone));
   })
 
-  .put("/:id", pathId("webhook"), updateBody(updateWebhookBody, WEBHOOK_READ_ONLY), async (c) => {
+  .put("/:id", describeRoute(webhooksApi.update), pathId("webhook"), updateBody(updateWebhookBody, WEBHOOK_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const current = await getWebhook(deps, c.req.valid("param").id);
     const { patch, readOnlySent } = c.req.valid("json");
@@ -53,20 +54,20 @@ export const webhooksRoutes = new Hono<AppEnv>()
     return ok(c, presentWebhook(c, await updateWebhook(deps, current, patch), deps.config.timezone));
   })
 
-  .delete("/:id", pathId("webhook"), async (c) => {
+  .delete("/:id", describeRoute(webhooksApi.delete), pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     const current = await getWebhook(deps, c.req.valid("param").id);
     await deleteWebhook(deps, current);
     return deleted(c, withoutLinks(presentWebhook(c, current, deps.config.timezone)));
   })
 
-  .get("/:id/reset-counters", pathId("webhook"), async (c) => {
+  .get("/:id/reset-counters", describeRoute(webhooksApi.resetCounters), pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     const reset = await resetWebhookCounters(deps, await getWebhook(deps, c.req.valid("param").id));
     return ok(c, presentWebhook(c, reset, deps.config.timezone));
   })
 
-  .get("/:id/ping", pathId("webhook"), async (c) => {
+  .get("/:id/ping", describeRoute(webhooksApi.ping), pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     const hook = await getWebhook(deps, c.req.valid("param").id);
     const { deliveryId, exchange, at } = await pingWebhook(deps, hook, `${new URL(c.req.url).origin}${API_BASE}`);
@@ -74,7 +75,7 @@ export const webhooksRoutes = new Hono<AppEnv>()
   })
 
   /** Beyond the spec: the newest 100 deliveries, and sending one again. */
-  .get("/:id/deliveries", pathId("webhook"), async (c) => {
+  .get("/:id/deliveries", describeRoute(webhooksApi.deliveries), pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     const hook = await getWebhook(deps, c.req.valid("param").id);
     return collection(
@@ -83,14 +84,14 @@ export const webhooksRoutes = new Hono<AppEnv>()
     );
   })
 
-  .get("/:id/deliveries/:deliveryId", deliveryParams, async (c) => {
+  .get("/:id/deliveries/:deliveryId", describeRoute(webhooksApi.delivery), deliveryParams, async (c) => {
     const deps = depsOf(c);
     const { id, deliveryId } = c.req.valid("param");
     const hook = await getWebhook(deps, id);
     return ok(c, presentDelivery(c, await getDelivery(deps, hook.id, deliveryId), deps.config.timezone));
   })
 
-  .post("/:id/deliveries/:deliveryId/redeliver", deliveryParams, async (c) => {
+  .post("/:id/deliveries/:deliveryId/redeliver", describeRoute(webhooksApi.redeliver), deliveryParams, async (c) => {
     const deps = depsOf(c);
     const { id, deliveryId } = c.req.valid("param");
     const hook = await getWebhook(deps, id);

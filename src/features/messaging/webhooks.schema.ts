@@ -4,6 +4,8 @@ import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
 import { formatDateTime, formatOptionalDateTime, NEVER } from "../../lib/time";
 import { WEBHOOK_TOPICS } from "./webhook-deliveries.service";
 import type { DeliveryRow, WebhookRow } from "../../db/rows";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { counterDateTimeView, dateTimeView, deletedView, linksView } from "../../http/view-types";
 
 export const DEFAULT_RETRY_SCHEME = [1, 1, 2, 4, 8];
 export const DEFAULT_FAILURE_THRESHOLD = 60;
@@ -34,6 +36,102 @@ export const createWebhookBody = z
   .refine((b) => b.enabled !== true, { path: ["enabled"], message: "webhooks are created disabled; enable one with PUT" });
 export const updateWebhookBody = z.strictObject(webhookFields).partial();
 export type WebhookInput = z.output<typeof updateWebhookBody>;
+
+const int = z.number().int();
+const headers = z.record(z.string(), z.string());
+
+/** A webhook as the API shows it (spec: Webhook). */
+export const webhookView = named(
+  "Webhook",
+  z.object({
+    id: int,
+    name: z.string(),
+    url: z.string(),
+    secret: z.string().describe("Signs each delivery (`X-EVT-Webhook-Signature`)."),
+    topic: z.enum(WEBHOOK_TOPICS),
+    enabled: z.boolean(),
+    retry_scheme: z.string().describe("Minutes to wait before each retry, comma-separated."),
+    failure_threshold: int,
+    pending: int,
+    delivered: int,
+    retries: int,
+    failed: int,
+    last_success: counterDateTimeView,
+    last_retry: counterDateTimeView,
+    last_failure: counterDateTimeView,
+    date_created: dateTimeView,
+    _links: linksView,
+  }),
+);
+
+/** One entry of a webhook's delivery log (beyond the spec). */
+export const deliveryView = named(
+  "WebhookDelivery",
+  z.object({
+    delivery_id: z.string(),
+    webhook_id: int,
+    topic: z.string(),
+    status: z.enum(["pending", "delivered", "failed"]),
+    attempts: int,
+    created: dateTimeView,
+    finished: counterDateTimeView,
+    body: z.string().describe("The exact bytes sent (and signed)."),
+    request: z.object({ method: z.string(), url: z.string(), headers, body: z.string() }).nullable().describe("The last attempt's request; null before the first."),
+    response: z
+      .object({ code: int, message: z.string(), headers, body: z.string() })
+      .nullable()
+      .describe("The receiver's answer to the last attempt; null when none came."),
+    duration: z.string().describe('Seconds the last attempt took ("0.123"); "" before the first.'),
+    error: z.string(),
+    _links: linksView,
+  }),
+);
+
+/** The ping's answer: the documented Fast Events shape (decisions.md 14). */
+export const pingView = z.object({
+  "Webhook Delivery": z.object({
+    "Delivery ID": z.string(),
+    Date: dateTimeView,
+    URL: z.string(),
+    Duration: z.string(),
+    Request: z.object({ Method: z.string(), Headers: headers, Body: z.string() }),
+    Response: z.object({ Code: int.describe("0: no answer came."), Message: z.string(), Headers: headers, Body: z.string() }),
+  }),
+});
+
+/** The routes of `/admin/webhooks` (spec: Webhooks; decisions.md 8). Administrators only. */
+export const webhooksApi = {
+  list: { summary: "List webhooks", description: "Every webhook, on one page.", success: answers.collection(webhookView) },
+  create: {
+    summary: "Create a webhook",
+    description: "`name`, `url`, `secret` and `topic` are required. Webhooks are created disabled; enable one with `PUT`.",
+    success: answers.created(webhookView),
+  },
+  get: { summary: "Get a webhook", description: "`_fields` narrows the answer.", success: answers.ok(webhookView) },
+  update: { summary: "Change a webhook", description: "Changes the fields sent; the counters and dates may be sent back unchanged.", success: answers.ok(webhookView) },
+  delete: {
+    summary: "Delete a webhook",
+    description: "Pending deliveries are dropped.",
+    success: answers.ok(deletedView(webhookView.omit({ _links: true })), "`deleted` and the webhook as it was, without `_links`."),
+  },
+  resetCounters: {
+    summary: "Reset a webhook's counters",
+    description: "`pending`, `delivered`, `retries`, `failed` and their dates start again.",
+    success: answers.ok(webhookView),
+  },
+  ping: {
+    summary: "Ping a webhook",
+    description: "Sends a signed empty body to the webhook's `url` now (not through the queue) and answers what went over the wire; no counter changes.",
+    success: answers.ok(pingView),
+  },
+  deliveries: { summary: "List a webhook's deliveries", description: "The newest 100 deliveries, on one page.", success: answers.collection(deliveryView) },
+  delivery: { summary: "Get a delivery", description: "One entry of the delivery log.", success: answers.ok(deliveryView) },
+  redeliver: {
+    summary: "Send a delivery again",
+    description: "The same body under a new delivery id, through the queue.",
+    success: answers.created(deliveryView, "Created: the new delivery, its address in `Location`."),
+  },
+} satisfies Record<string, RouteDoc>;
 
 export function presentWebhook(c: LinkBase, w: WebhookRow, timezone: string) {
   const when = (t: number | null) => formatOptionalDateTime(t, timezone, NEVER);

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppContext, AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { idempotent } from "../../http/idempotency";
 import { clientAddress } from "../../http/rate-limits";
@@ -8,7 +9,7 @@ import { setPagingHeaders } from "../../http/paging";
 import { created, deleted, ok, page } from "../../http/respond";
 import { assertReadOnlyUnchanged, createBody, pathId, query, updateBody } from "../../http/validate";
 import { presentOrderTickets } from "./order-tickets.schema";
-import { createDashboardOrderBody, listOrdersQuery, ORDER_READ_ONLY, orderLinks, presentOrder, presentOrderContact, updateOrderBody } from "./orders.schema";
+import { createDashboardOrderBody, listOrdersQuery, ORDER_READ_ONLY, orderLinks, presentOrder, presentOrderContact, updateOrderBody, ordersApi } from "./orders.schema";
 import { ticketsOfOrders } from "./order-tickets.service";
 import { createDashboardOrder, deleteOrder, eventsOf, getOrderFor, listOrders, updateOrder } from "./orders.service";
 import type { OrderRow } from "../../db/rows";
@@ -42,26 +43,26 @@ async function presentOrders(c: AppContext, rows: readonly OrderRow[]) {
 
 /** `/admin/orders` (spec: Orders; decisions.md 5.2). */
 export const ordersRoutes = new Hono<AppEnv>()
-  .get("/", query(listOrdersQuery), async (c) => {
+  .get("/", describeRoute(ordersApi.list), query(listOrdersQuery), async (c) => {
     const q = c.req.valid("query");
     const { rows, total } = await listOrders(depsOf(c), c.var.user, q);
     setPagingHeaders(c, total, q);
     return page(c, await presentOrders(c, rows));
   })
 
-  .post("/", idempotent, createBody(createDashboardOrderBody), async (c) => {
+  .post("/", describeRoute(ordersApi.create), idempotent, createBody(createDashboardOrderBody), async (c) => {
     const deps = depsOf(c);
     const { order, event } = await createDashboardOrder(deps, c.var.user, c.req.valid("json"), clientAddress(c));
     return created(c, presentOrder(c, order, event, deps.config.timezone), `/admin/orders/${order.id}`);
   })
 
-  .get("/:id", pathId("order"), async (c) => {
+  .get("/:id", describeRoute(ordersApi.get), pathId("order"), async (c) => {
     const order = await getOrderFor(depsOf(c), c.var.user, c.req.valid("param").id);
     const [view] = await presentOrders(c, [order]);
     return ok(c, view);
   })
 
-  .put("/:id", pathId("order"), updateBody(updateOrderBody, ORDER_READ_ONLY), async (c) => {
+  .put("/:id", describeRoute(ordersApi.update), pathId("order"), updateBody(updateOrderBody, ORDER_READ_ONLY), async (c) => {
     const deps = depsOf(c);
     const current = await getOrderFor(deps, c.var.user, c.req.valid("param").id);
     const { patch, readOnlySent } = c.req.valid("json");
@@ -71,7 +72,7 @@ export const ordersRoutes = new Hono<AppEnv>()
     return ok(c, { ...presentOrderContact(updated), _links: orderLinks(c, updated) });
   })
 
-  .delete("/:id", pathId("order"), async (c) => {
+  .delete("/:id", describeRoute(ordersApi.delete), pathId("order"), async (c) => {
     const deps = depsOf(c);
     const current = await getOrderFor(deps, c.var.user, c.req.valid("param").id);
     await deleteOrder(deps, current);

@@ -5,6 +5,9 @@ import { hasControlCharacter, INVALID_NAME } from "../../lib/control-characters"
 import { centsToAmount, parseCents } from "../../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import type { EventRow, OrderRow } from "../../db/rows";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { amountView, dateTimeView, deletedView, linksView, optionalDateTimeView } from "../../http/view-types";
+import { orderTicketsView } from "./order-tickets.schema";
 
 const fieldValue = z.string().max(1000, "must be at most 1000 characters");
 
@@ -116,6 +119,70 @@ export const listOrdersQuery = z.object({
   orderby: orderbyParam(["id", "event_id", "email"] as const),
 });
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
+
+/** An order as the API shows it (spec: Order). */
+export const orderView = named(
+  "Order",
+  z.object({
+    id: z.number().int(),
+    event_id: z.number().int(),
+    event_date: optionalDateTimeView.describe("In the event's own time zone."),
+    payment_id: z.string(),
+    payment_status: z.string().describe("`open`, `paid`, `dashboard`, `booked`, `canceled`, `expired`, `failed`, `refunded`, ... (decisions.md 5.3)."),
+    custom_status: z.string(),
+    created_at: dateTimeView,
+    uid: z.string().describe("The order's key: the capability of its public addresses (tickets, invoice, status)."),
+    name: z.string(),
+    email: z.string(),
+    input_fields: z.object({
+      fields: z.array(z.object({ name: z.string(), value: z.string() })),
+      tickets: z.array(z.object({ name: z.string(), price: amountView, vat: z.number(), is_counted: z.boolean(), number: z.number().int() })),
+    }),
+    num_tickets: z.number().int(),
+    total: amountView,
+    discount: amountView,
+    currency: z.string(),
+    ip_address: z.string(),
+    _links: linksView,
+  }),
+);
+
+const orderWithTickets = orderView.extend({
+  _embedded: z
+    .object({ tickets: z.array(orderTicketsView) })
+    .optional()
+    .describe("With `_embed` (or `_embed=tickets`): the order's tickets and their scans."),
+});
+
+const contactView = z.object({ custom_status: z.string(), name: z.string(), email: z.string() });
+
+const EMBED_NOTE = "`_embed` adds the tickets and their scans under `_embedded`; `_fields` narrows the answer.";
+
+/** The routes of `/admin/orders` (spec: Orders; decisions.md 5.2). */
+export const ordersApi = {
+  list: { summary: "List orders", description: `Paged; an organizer sees the orders of its events. ${EMBED_NOTE}`, success: answers.page(orderWithTickets) },
+  create: {
+    summary: "Place a dashboard order",
+    description:
+      "An order for an event with `add_dashboard_orders_needed`, final at once (`payment_status: dashboard`, or as `amount` says). `tickets` names every ticket type of the event with its count.",
+    success: answers.created(orderView),
+    errors: {
+      "400": "An order rule refused it: `order_*` or `coupon_*` (for example `order_max_tickets`, `order_required_fields`, `coupon_expired`; decisions.md 5).",
+      "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock; `order_already_ordered`: unique users.",
+    },
+  },
+  get: { summary: "Get an order", description: EMBED_NOTE, success: answers.ok(orderWithTickets) },
+  update: {
+    summary: "Change an order's contact and status",
+    description: "Only `custom_status`, `name` and `email` change; every other field may be sent back unchanged.",
+    success: answers.ok(contactView.extend({ _links: linksView }), "The changeable fields as they are now."),
+  },
+  delete: {
+    summary: "Delete an order",
+    description: "The order and its tickets are gone; its stock is given back.",
+    success: answers.ok(deletedView(contactView), "`deleted` and the order's contact and status as they were."),
+  },
+} satisfies Record<string, RouteDoc>;
 
 export function orderLinks(c: LinkBase, o: OrderRow): Links {
   return {

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { idempotent } from "../../http/idempotency";
 import { ok } from "../../http/respond";
@@ -8,11 +9,11 @@ import { centsToAmount } from "../../lib/money";
 import { orderCriteriaBody } from "../ordering/bulk.schema";
 import { echoCriteria, selectOrders } from "../ordering/bulk-orders.service";
 import { getOrderFor } from "../ordering/orders.service";
-import { refundOneBody, refundSendBody } from "./refunds.schema";
+import { refundOneBody, refundSendBody, refundsApi } from "./refunds.schema";
 import { requestRefund, requestRefunds } from "./refunds.service";
 
 /** `/admin/orders/<id>/refund` (spec "Orders"; decisions.md 10). */
-export const orderRefundRoutes = new Hono<AppEnv>().post("/:id/refund", pathId("order"), createBody(refundOneBody), async (c) => {
+export const orderRefundRoutes = new Hono<AppEnv>().post("/:id/refund", describeRoute(refundsApi.one), pathId("order"), createBody(refundOneBody), async (c) => {
   const deps = depsOf(c);
   const order = await getOrderFor(deps, c.var.user, c.req.valid("param").id);
   const amount = await requestRefund(deps, order, c.req.valid("json").amount);
@@ -23,10 +24,12 @@ export const orderRefundRoutes = new Hono<AppEnv>().post("/:id/refund", pathId("
 
 /** `/admin/bulk/refunds/*` (spec "Bulk refunds"; decisions.md 10). */
 export const bulkRefundsRoutes = new Hono<AppEnv>()
-  .post("/refunds/list", createBody(orderCriteriaBody), async (c) => {
+  .post("/refunds/list", describeRoute(refundsApi.list), createBody(orderCriteriaBody), async (c) => {
     const deps = depsOf(c);
     const criteria = c.req.valid("json");
     return ok(c, { ...echoCriteria(deps, criteria), order_ids: await selectOrders(deps, c.var.user, criteria, ["paid"]) });
   })
 
-  .post("/refunds/send", idempotent, createBody(refundSendBody), async (c) => ok(c, { errors: await requestRefunds(depsOf(c), c.var.user, c.req.valid("json")) }));
+  .post("/refunds/send", describeRoute(refundsApi.send), idempotent, createBody(refundSendBody), async (c) =>
+    ok(c, { errors: await requestRefunds(depsOf(c), c.var.user, c.req.valid("json")) }),
+  );

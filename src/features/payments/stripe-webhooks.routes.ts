@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { paymentsApi } from "./payments.schema";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { ApiError } from "../../domain/errors";
 import { log } from "../../lib/log";
@@ -30,7 +32,7 @@ function outcomeOf(event: StripeEvent): { group: string; outcome: PaymentOutcome
  * `POST /payments/stripe/webhook`: Stripe's completion notices. No API key (Stripe cannot send one); the
  * `Stripe-Signature` over the exact body is the authentication, and a forged or stale one is a 400.
  */
-export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", async (c) => {
+export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", describeRoute(paymentsApi.stripeWebhook), async (c) => {
   const deps = depsOf(c);
   const raw = await c.req.text();
   const event = await verifyStripeWebhook(deps, c.req.header("Stripe-Signature"), raw);

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { eq } from "drizzle-orm";
 import { events } from "../../db/schema";
 import type { AppEnv } from "../../http/context";
+import { paymentsApi } from "./payments.schema";
+import { describeRoute } from "../../http/route-docs";
 import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";
 import { invalidId } from "../../domain/errors";
@@ -35,7 +37,7 @@ function page(title: string, inner: string): string {
  * to the event's `redirect`, or to the order's status.
  */
 export const testPaymentsRoutes = new Hono<AppEnv>()
-  .get("/:uid", params, async (c) => {
+  .get("/:uid", describeRoute(paymentsApi.testPage), params, async (c) => {
     const deps = depsOf(c);
     const { uid } = c.req.valid("param");
     const grouped = await testCheckout(deps, uid);
@@ -49,7 +51,7 @@ export const testPaymentsRoutes = new Hono<AppEnv>()
     return c.html(page(TITLE, summary + form));
   })
 
-  .post("/:uid", params, formBody(decision, { urlencoded: true }), async (c) => {
+  .post("/:uid", describeRoute(paymentsApi.testDecide), params, formBody(decision, { urlencoded: true }), async (c) => {
     const deps = depsOf(c);
     const { uid } = c.req.valid("param");
     const grouped = await testCheckout(deps, uid);

@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { reportsApi } from "./reports.schema";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { apiUrl, type LinkBase } from "../../http/links";
 import { ok } from "../../http/respond";
@@ -12,26 +14,26 @@ const self = (c: LinkBase, path: string) => ({ self: [{ href: apiUrl(c, path) }]
 
 /** Reports (spec "Reports", "Sales and scan reports"): of one event, or of every event of its group (`_fields` applies). */
 export const reportsRoutes = new Hono<AppEnv>()
-  .get("/:id/sales", pathId("event"), async (c) => {
+  .get("/:id/sales", describeRoute(reportsApi.sales), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     return ok(c, { id: event.id, orders: await salesReport(deps, [event.id]), _links: self(c, `/admin/events/${event.id}/sales`) });
   })
 
-  .get("/:id/sales/group", pathId("event"), async (c) => {
+  .get("/:id/sales/group", describeRoute(reportsApi.groupSales), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const events = await groupEvents(deps, c.var.user, event);
     return ok(c, { event_group: event.eventGroup, orders: await salesReport(deps, events), _links: self(c, `/admin/events/${event.id}/sales/group`) });
   })
 
-  .get("/:id/scans", pathId("event"), async (c) => {
+  .get("/:id/scans", describeRoute(reportsApi.scans), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     return ok(c, { id: event.id, tickets: await scansReport(deps, [event.id]), _links: self(c, `/admin/events/${event.id}/scans`) });
   })
 
-  .get("/:id/scans/group", pathId("event"), async (c) => {
+  .get("/:id/scans/group", describeRoute(reportsApi.groupScans), pathId("event"), async (c) => {
     const deps = depsOf(c);
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const events = await groupEvents(deps, c.var.user, event);

@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";
 import { ok } from "../../http/respond";
 import { createBody, keyParam, pathParams } from "../../http/validate";
 import { escapeHtml } from "../../lib/html";
 import { MAX_CUSTOMER_INPUT } from "../../domain/input-field-rules";
-import { personaliseBody } from "./personalisation.schema";
+import { personaliseBody, ticketsApi } from "./personalisation.schema";
 import { orderByUid, personalisationNeeds, personalise, presentPersonalisation } from "./personalisation.service";
 
 const params = pathParams({ uid: keyParam("order") });
@@ -49,20 +50,20 @@ function page(uid: string, view: ReturnType<typeof presentPersonalisation>): str
 
 /** `/tickets/<uid>/personalisation` and `/personalise` (decisions.md 7, 13): no key, the uid is the capability. */
 export const personalisationRoutes = new Hono<AppEnv>()
-  .get("/:uid/personalisation", params, async (c) => {
+  .get("/:uid/personalisation", describeRoute(ticketsApi.personalisation), params, async (c) => {
     const deps = depsOf(c);
     const order = await orderByUid(deps, c.req.valid("param").uid);
     return ok(c, presentPersonalisation(await personalisationNeeds(deps, order)));
   })
 
-  .put("/:uid/personalisation", params, createBody(personaliseBody), async (c) => {
+  .put("/:uid/personalisation", describeRoute(ticketsApi.personalise), params, createBody(personaliseBody), async (c) => {
     const deps = depsOf(c);
     const order = await orderByUid(deps, c.req.valid("param").uid);
     await personalise(deps, order, c.req.valid("json"));
     return ok(c, presentPersonalisation(await personalisationNeeds(deps, order)));
   })
 
-  .get("/:uid/personalise", params, async (c) => {
+  .get("/:uid/personalise", describeRoute(ticketsApi.personalisePage), params, async (c) => {
     const deps = depsOf(c);
     const order = await orderByUid(deps, c.req.valid("param").uid);
     return c.html(page(order.uid, presentPersonalisation(await personalisationNeeds(deps, order))));

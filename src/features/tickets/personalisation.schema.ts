@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { INPUT_FIELD_TYPES } from "../../db/schema";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
 
 /** `PUT /tickets/<uid>/personalisation` (decisions.md 13, "Flows"): values per ticket, for some or all tickets. */
 export const personaliseBody = z.strictObject({
@@ -13,3 +15,64 @@ export const personaliseBody = z.strictObject({
     .max(500),
 });
 export type PersonaliseInput = z.output<typeof personaliseBody>;
+
+/** An order's tickets with the fields each must be personalised with (decisions.md 7, 13). */
+export const personalisationView = named(
+  "Personalisation",
+  z.object({
+    tickets: z.array(
+      z.object({
+        ticket_id: z.string(),
+        ticket_type: z.string(),
+        personalised: z.boolean().describe("Saved (a ticket is saved once), or nothing to personalise."),
+        fields: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            type: z.enum(INPUT_FIELD_TYPES),
+            value: z.string(),
+            required: z.boolean(),
+            options: z.array(z.string()).optional().describe("The choices of a `select` field."),
+          }),
+        ),
+      }),
+    ),
+  }),
+);
+
+const CAPABILITY = "No key: the order's uid is the capability.";
+
+/** The public ticket routes (decisions.md 7, 13): no key, the order's uid is the capability. */
+export const ticketsApi = {
+  personalisation: {
+    summary: "Get what an order's tickets need personalised",
+    description: `Each ticket of the order with the fields its type asks for, and whether it was saved. ${CAPABILITY}`,
+    success: answers.ok(personalisationView, "The order's tickets and their fields."),
+  },
+  personalise: {
+    summary: "Personalise an order's tickets",
+    description: `Saves the values of some or all tickets, checked like order input fields; all named tickets are saved together or none. ${CAPABILITY}`,
+    success: answers.ok(personalisationView, "The order's tickets and their fields, as saved."),
+    errors: { "409": "`ticket_already_personalised`: a ticket is saved once." },
+  },
+  personalisePage: {
+    summary: "The personalisation page",
+    description: `A small page with one form per ticket, saving through the JSON route. ${CAPABILITY}`,
+    success: answers.html("The page."),
+  },
+  download: {
+    summary: "Download an order's e-tickets",
+    description: `The tickets as one PDF, one page each, on the ticket type's template with the QR code. ${CAPABILITY}`,
+    success: answers.pdf("The tickets' PDF."),
+    errors: {
+      "404": "`tickets_not_found`: the order is not final or has no tickets (yet).",
+      "409": "`tickets_not_personalised`: every ticket must be personalised first.",
+    },
+  },
+  invoice: {
+    summary: "Download an order's invoice",
+    description: `A one-page PDF: lines per ticket type, the discount, totals and the VAT per rate. ${CAPABILITY}`,
+    success: answers.pdf("The invoice's PDF."),
+    errors: { "404": "`rest_invoice_not_available`: the event issues no invoices, or the order is not final." },
+  },
+} satisfies Record<string, RouteDoc>;

@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { collection, deleted } from "../../http/respond";
 import { numericParam, pathId, pathParams } from "../../http/validate";
-import { presentApplicationPassword } from "./users.schema";
+import { presentApplicationPassword, usersApi } from "./users.schema";
 import { assertSelfOrAdministrator } from "../../domain/authority";
 import { listApplicationPasswords, revokeApplicationPassword } from "./users.service";
 
@@ -19,7 +20,7 @@ const passwordParams = pathParams({ id: numericParam("user"), uuid: { resource: 
  * organiser reaches these, for its own id only (403 for anyone else's, whether that user exists or not).
  */
 export const applicationPasswordsRoutes = new Hono<AppEnv>()
-  .get("/:id/application-passwords", pathId("user"), async (c) => {
+  .get("/:id/application-passwords", describeRoute(usersApi.listPasswords), pathId("user"), async (c) => {
     const id = c.req.valid("param").id;
     assertSelfOrAdministrator(c.var.user, id);
     const deps = depsOf(c);
@@ -30,7 +31,7 @@ export const applicationPasswordsRoutes = new Hono<AppEnv>()
     );
   })
 
-  .delete("/:id/application-passwords/:uuid", passwordParams, async (c) => {
+  .delete("/:id/application-passwords/:uuid", describeRoute(usersApi.revokePassword), passwordParams, async (c) => {
     const { id, uuid } = c.req.valid("param");
     assertSelfOrAdministrator(c.var.user, id);
     const deps = depsOf(c);

@@ -6,6 +6,8 @@ import { formatDateTime } from "../../lib/time";
 import type { NewUser, UserChanges } from "./users.service";
 import { emailAddress, eventIdList } from "../../http/field-types";
 import type { ApplicationPasswordRow, UserRow } from "../../db/rows";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { dateTimeView, deletedView, linksView } from "../../http/view-types";
 
 const username = z
   .string()
@@ -57,6 +59,68 @@ export function toUserChanges(body: z.output<typeof updateUserBody>): UserChange
   if (body.authorised_events !== undefined) changes.authorisedEvents = body.authorised_events;
   return changes;
 }
+
+/** A user as the API shows it (decisions.md 2, 13). */
+export const userView = named(
+  "User",
+  z.object({
+    id: z.number().int(),
+    username: z.string(),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(ROLES),
+    authorised_events: z.array(z.number().int()).describe("The events an organizer may manage; ignored for administrators."),
+    created: dateTimeView,
+    _links: linksView,
+  }),
+);
+
+/** An application password as its list shows it: never the password. */
+export const applicationPasswordView = named(
+  "ApplicationPassword",
+  z.object({ uuid: z.string(), name: z.string(), created_at: dateTimeView, last_used_at: dateTimeView.nullable().describe("null: never used.") }),
+);
+
+const newPassword = z.string().describe("The application password, shown this once; the service keeps only its hash.");
+
+/** The routes of `/admin/users` (decisions.md 2, 12, 13, 14). */
+export const usersApi = {
+  list: { summary: "List users", description: "Every user, on one page. Administrators only.", success: answers.collection(userView) },
+  create: {
+    summary: "Create a user",
+    description: "Administrators only. The answer carries the user's first application password, shown this once.",
+    success: answers.created(userView.extend({ application_password: newPassword })),
+    errors: { "409": "`rest_conflict`: the username or email is taken." },
+  },
+  get: { summary: "Get a user", description: "Administrators only. `_fields` narrows the answer.", success: answers.ok(userView) },
+  update: {
+    summary: "Change a user",
+    description: "Administrators only. `username` is chosen once; `id`, `username` and `created` may be sent back unchanged.",
+    success: answers.ok(userView),
+    errors: { "409": "`rest_conflict`: the email is taken, or the change would leave no administrator." },
+  },
+  delete: {
+    summary: "Delete a user",
+    description: "Administrators only; the user's application passwords stop working at once.",
+    success: answers.ok(deletedView(userView.omit({ _links: true })), "`deleted` and the user as it was, without `_links`."),
+    errors: { "409": "`rest_conflict`: the last administrator cannot be deleted." },
+  },
+  addPassword: {
+    summary: "Add an application password",
+    description: "Administrators only. A new password for the user, shown this once; `Location` is the user.",
+    success: answers.created(z.object({ application_password: newPassword, uuid: z.string() })),
+  },
+  listPasswords: {
+    summary: "List a user's application passwords",
+    description: "An organizer may list its own; administrators anyone's. Never the passwords themselves.",
+    success: answers.collection(applicationPasswordView),
+  },
+  revokePassword: {
+    summary: "Revoke an application password",
+    description: "An organizer may revoke its own; administrators anyone's. The next call with it is refused.",
+    success: answers.ok(deletedView(applicationPasswordView), "`deleted` and the password's entry as it was."),
+  },
+} satisfies Record<string, RouteDoc>;
 
 /** A user as the API shows it; never any password. */
 export function presentUser(c: LinkBase, user: UserRow, timezone: string) {

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { amountView, linksView } from "../../http/view-types";
+
+const int = z.number().int();
+
+const salesLines = z
+  .array(
+    z.object({
+      payment_status: z.string(),
+      total_orders: int,
+      total_amount: amountView,
+      total_tickets: int,
+      tickets: z.array(z.object({ ticket_type: z.string(), sold: int, orders: int, amount: amountView })),
+    }),
+  )
+  .describe("One line per payment status, with the tickets per type.");
+
+const scanLines = z
+  .array(
+    z.object({
+      ticket_type: z.string(),
+      scans: z.array(z.object({ scan_location: z.string().describe('"": tickets of live orders not scanned yet.'), scan_level: int, scan_total: int })),
+    }),
+  )
+  .describe("One line per ticket type, with the scans per location and level.");
+
+export const salesReportView = named("SalesReport", z.object({ id: int, orders: salesLines, _links: linksView }));
+export const groupSalesReportView = named("GroupSalesReport", z.object({ event_group: z.string(), orders: salesLines, _links: linksView }));
+export const scansReportView = named("ScansReport", z.object({ id: int, tickets: scanLines, _links: linksView }));
+export const groupScansReportView = named("GroupScansReport", z.object({ event_group: z.string(), tickets: scanLines, _links: linksView }));
+
+const GROUP = "Of every event of the event's group the user may see (the event alone when it is in no group).";
+
+/** The reports (spec "Reports", "Sales and scan reports"). `_fields` narrows them. */
+export const reportsApi = {
+  sales: { summary: "Get an event's sales report", description: "Orders, amounts and tickets per payment status and ticket type.", success: answers.ok(salesReportView) },
+  groupSales: { summary: "Get the sales report of an event's group", description: GROUP, success: answers.ok(groupSalesReportView) },
+  scans: { summary: "Get an event's scan report", description: "Scans per ticket type, location and level.", success: answers.ok(scansReportView) },
+  groupScans: { summary: "Get the scan report of an event's group", description: GROUP, success: answers.ok(groupScansReportView) },
+} satisfies Record<string, RouteDoc>;
