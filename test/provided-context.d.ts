@@ -4,5 +4,6 @@ import "vitest";
 declare module "vitest" {
   export interface ProvidedContext {
     stubPort: number;
+    openapiWrite: boolean;
   }
 }

@@ -83,5 +83,7 @@ export default async function setup({ provide }: { provide: (key: string, value:
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const address = server.address();
   provide("stubPort", typeof address === "object" && address ? address.port : 0);
+  // `npm run openapi:write`: the OpenAPI test writes the examples it captured instead of comparing them.
+  provide("openapiWrite", process.env.OPENAPI_WRITE === "1");
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }

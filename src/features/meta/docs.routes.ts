@@ -1,5 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
+import { metaApi } from "./meta.schema";
+import examples from "./openapi-examples.json";
 import { API_BASE } from "../../config";
 import { openApiDocument } from "../../http/openapi";
 import { escapeHtml } from "../../lib/html";
@@ -38,10 +41,10 @@ export function docsRoutes(app: Hono<any>) {
   const made = new Map<string, Json>();
   const documentFor = (origin: string) => {
     let doc = made.get(origin);
-    if (!doc) made.set(origin, (doc = openApiDocument(app, origin)));
+    if (!doc) made.set(origin, (doc = openApiDocument(app, origin, { examples })));
     return doc;
   };
   return new Hono<AppEnv>()
-    .get("/openapi.json", (c) => c.json(documentFor(new URL(c.req.url).origin)))
-    .get("/docs", (c) => c.html(docsPage(documentFor(new URL(c.req.url).origin))));
+    .get("/openapi.json", describeRoute(metaApi.document), (c) => c.json(documentFor(new URL(c.req.url).origin)))
+    .get("/docs", describeRoute(metaApi.docs), (c) => c.html(docsPage(documentFor(new URL(c.req.url).origin))));
 }

@@ -4,6 +4,7 @@ import { buildApp } from "../../../src/app";
 import { answeringRoutes, openApiPath } from "../../../src/http/openapi";
 import { NOTED_RESPONSES } from "../../../src/http/openapi-responses";
 import { call, expectJson } from "../../helpers/api";
+import { EXAMPLE_ORIGIN } from "../../helpers/openapi";
 
 /**
  * `GET /openapi.json` and `GET /docs` (issue 12; decisions.md 12: public): the OpenAPI 3.1 document generated from
@@ -70,6 +71,13 @@ describe("GET /openapi.json", () => {
     }
     expect(doc.paths["/ticketing/v1/health"].get.responses["503"].description).toContain("misconfigured");
     expect(doc.paths["/ticketing/v1/events/{id}/orders"].post.responses["503"].description).toContain("rest_payment_unavailable");
+  });
+
+  it("is the committed docs/openapi.json, apart from the server address (npm run openapi:write rewrites it)", async () => {
+    const doc = await documentOf();
+    expect(doc.servers).toEqual([{ url: "http://ticketing.test" }]);
+    const committed = { ...doc, servers: [{ url: EXAMPLE_ORIGIN, description: "npm run dev" }] };
+    await expect(`${JSON.stringify(committed, null, 2)}\n`).toMatchFileSnapshot("../../../docs/openapi.json");
   });
 
   it("operation ids are unique", async () => {
