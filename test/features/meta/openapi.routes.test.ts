@@ -5,6 +5,7 @@ import { answeringRoutes, openApiPath } from "../../../src/http/openapi";
 import { NOTED_RESPONSES } from "../../../src/http/openapi-responses";
 import { call, expectJson } from "../../helpers/api";
 import { EXAMPLE_ORIGIN } from "../../helpers/openapi";
+import { SCALAR_SCRIPT } from "../../../src/features/meta/docs.routes";
 
 /**
  * `GET /openapi.json` and `GET /docs` (issue 12; decisions.md 12: public): the OpenAPI 3.1 document generated from
@@ -88,13 +89,19 @@ describe("GET /openapi.json", () => {
 });
 
 describe("GET /docs", () => {
-  it("renders the document as a page, without a key", async () => {
+  it("is Scalar's API reference of /openapi.json, without a key: one script from jsDelivr, pinned, and nothing else from elsewhere", async () => {
     const res = await call("GET", "/docs", pub);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
     const html = await res.text();
-    expect(html).toContain("POST /ticketing/v1/admin/coupons");
-    expect(html).toContain("/ticketing/v1/openapi.json");
-    expect(html).not.toContain("<script");
+    expect(SCALAR_SCRIPT).toMatch(/^https:\/\/cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@\d+\.\d+\.\d+$/);
+    const sources = [...html.matchAll(/<script[^>]*\ssrc="([^"]*)"/g)].map((m) => m[1]);
+    expect(sources).toEqual([SCALAR_SCRIPT]);
+    // The page's own script only starts the reference on the same origin's document.
+    expect(html).toContain("Scalar.createApiReference('#app'");
+    expect(html).toContain('"url": "/ticketing/v1/openapi.json"');
+    expect(html).not.toMatch(/https?:\/\/(?!cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@)[^\s"'<>]+/);
+    // The service sets no Content-Security-Policy that would block the script, the document or the calls.
+    expect(res.headers.get("Content-Security-Policy")).toBeNull();
   });
 });
