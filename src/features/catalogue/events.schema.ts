@@ -256,7 +256,7 @@ export function presentEvent(c: LinkBase, e: EventRow) {
     pdf_fields: { ticket: e.ticketPdf },
     ...flagsOf(e),
     _links: eventLinks(c, e.id),
-  };
+  } satisfies z.infer<typeof eventView>;
 }
 
 export type EventView = ReturnType<typeof presentEvent>;

@@ -86,5 +86,5 @@ export function presentInputField(c: LinkBase, f: InputFieldRow) {
     is_required: f.isRequired,
     is_personalised: f.isPersonalised,
     _links: selfAndCollection(c, `/admin/events/${f.eventId}/input-fields/${f.id}`, `/admin/events/${f.eventId}/input-fields`),
-  };
+  } satisfies z.infer<typeof inputFieldView>;
 }

@@ -72,5 +72,5 @@ export function presentScanKey(c: LinkBase, k: ScanKeyRow) {
     date_format: k.dateFormat,
     location: k.location,
     _links: selfAndCollection(c, `/admin/events/${k.eventId}/scan-keys/${k.key}`, `/admin/events/${k.eventId}/scan-keys`),
-  };
+  } satisfies z.infer<typeof scanKeyView>;
 }

@@ -149,5 +149,5 @@ export function presentTicketType(c: LinkBase, t: TicketTypeRow) {
     personalise: formatNameList(t.personalise),
     layout: formatNameList(t.layout),
     _links: selfAndCollection(c, `/admin/events/${t.eventId}/ticket-types/${t.id}`, `/admin/events/${t.eventId}/ticket-types`),
-  };
+  } satisfies z.infer<typeof ticketTypeView>;
 }

@@ -64,6 +64,8 @@ export const orderFormView = named(
   }),
 );
 
+export type OrderFormView = z.infer<typeof orderFormView>;
+
 /** A customer order's answer: the order, its group, and what comes next. */
 export const customerOrderView = named(
   "CustomerOrder",
@@ -88,6 +90,8 @@ export const orderStatusView = named(
     download_url: z.string().describe('The tickets\' PDF once ready; "" before.'),
   }),
 );
+
+export type OrderStatusView = z.infer<typeof orderStatusView>;
 
 /** The shop front's routes (decisions.md 5.1, 5.7, 12, 13, 14): the API key or the publishable ordering key; status and confirmation take none. */
 export const checkoutApi = {

@@ -1,5 +1,6 @@
 import { and, asc, eq, or } from "drizzle-orm";
 import { events } from "../../db/schema";
+import type { OrderFormView } from "./customer-orders.schema";
 import { centsToAmount } from "../../lib/money";
 import { formatOptionalDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
@@ -91,5 +92,5 @@ export async function orderForm(deps: Deps, event: EventRow) {
           dates: dates.map((d) => ({ event_id: d.id, event_name: d.eventName, event_date: formatOptionalDateTime(d.eventDate, d.timezone), open: isOnSale(d, now) })),
         }
       : null,
-  };
+  } satisfies OrderFormView;
 }

@@ -1,6 +1,7 @@
 import { count as countRows, eq } from "drizzle-orm";
 import { isFinalOrder } from "../../db/order-status";
 import { orders, tickets } from "../../db/schema";
+import type { OrderStatusView } from "./customer-orders.schema";
 import { API_BASE } from "../../config";
 import { invalidId } from "../../domain/errors";
 import { secretsEqual } from "../../lib/crypto";
@@ -26,5 +27,5 @@ export async function orderStatus(deps: Deps, order: OrderRow) {
     payment_status: order.paymentStatus,
     tickets_ready: ready,
     download_url: ready ? `${deps.origin}${API_BASE}/tickets/${order.uid}` : "",
-  };
+  } satisfies OrderStatusView;
 }

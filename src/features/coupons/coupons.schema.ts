@@ -129,5 +129,5 @@ export function presentCoupon(c: LinkBase, k: CouponRow, timezone: string) {
     maximum_amount: centsToAmount(k.maximumAmountCents),
     email: k.email,
     _links: selfAndCollection(c, `/admin/coupons/${k.id}`, "/admin/coupons"),
-  };
+  } satisfies z.infer<typeof couponView>;
 }

@@ -31,5 +31,5 @@ export function presentEmailList(c: LinkBase, list: EmailListSummary) {
     event_id: list.eventId,
     total: list.total,
     _links: selfAndCollection(c, `/admin/emaillists/${list.eventId}`, "/admin/emaillists"),
-  };
+  } satisfies z.infer<typeof emailListView>;
 }

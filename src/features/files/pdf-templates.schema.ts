@@ -79,5 +79,5 @@ export function presentPdfTemplate(c: LinkBase, t: PdfTemplateRow, username: str
     url: apiUrl(c, `/admin/pdf-templates/${t.id}/file`),
     username,
     _links: selfAndCollection(c, `/admin/pdf-templates/${t.id}`, "/admin/pdf-templates"),
-  };
+  } satisfies z.infer<typeof pdfTemplateView>;
 }

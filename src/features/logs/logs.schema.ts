@@ -42,5 +42,5 @@ export function presentLog(c: LinkBase, entry: LogRow, timezone: string) {
     log_type: entry.logType,
     description: entry.description,
     _links: selfAndCollection(c, `/admin/logs/${entry.id}`, "/admin/logs"),
-  };
+  } satisfies z.infer<typeof logView>;
 }

@@ -68,5 +68,5 @@ export function presentEmail(c: LinkBase, e: EmailRow, timezone: string) {
     created_at: formatDateTime(e.createdAt, timezone),
     sent_at: formatOptionalDateTime(e.sentAt, timezone),
     _links: selfAndCollection(c, `/admin/emails/${e.id}`, "/admin/emails"),
-  };
+  } satisfies z.infer<typeof emailView>;
 }

@@ -140,7 +140,8 @@ export function presentWebhook(c: LinkBase, w: WebhookRow, timezone: string) {
     name: w.name,
     url: w.url,
     secret: w.secret,
-    topic: w.topic,
+    // Stored only after createWebhookBody or updateWebhookBody checked it against WEBHOOK_TOPICS.
+    topic: w.topic as (typeof WEBHOOK_TOPICS)[number],
     enabled: w.enabled,
     retry_scheme: w.retryScheme.join(","),
     failure_threshold: w.failureThreshold,
@@ -153,7 +154,7 @@ export function presentWebhook(c: LinkBase, w: WebhookRow, timezone: string) {
     last_failure: when(w.lastFailure),
     date_created: formatDateTime(w.createdAt, timezone),
     _links: selfAndCollection(c, `/admin/webhooks/${w.id}`, "/admin/webhooks"),
-  };
+  } satisfies z.infer<typeof webhookView>;
 }
 
 function presentExchange(x: RecordedExchange | null) {
@@ -182,12 +183,12 @@ export function presentDelivery(c: LinkBase, d: DeliveryRow, timezone: string) {
       self: [{ href: apiUrl(c, `/admin/webhooks/${d.webhookId}/deliveries/${d.id}`) }],
       collection: [{ href: apiUrl(c, `/admin/webhooks/${d.webhookId}/deliveries`) }],
     },
-  };
+  } satisfies z.infer<typeof deliveryView>;
 }
 
 /** The ping's answer: the documented Fast Events shape, the delivery under "Webhook Delivery" (decisions.md 14). */
 export function presentPing(deliveryId: string, x: RecordedExchange, timezone: string, at: number) {
-  return { "Webhook Delivery": presentPingDelivery(deliveryId, x, timezone, at) };
+  return { "Webhook Delivery": presentPingDelivery(deliveryId, x, timezone, at) } satisfies z.infer<typeof pingView>;
 }
 
 function presentPingDelivery(deliveryId: string, x: RecordedExchange, timezone: string, at: number) {

@@ -82,5 +82,5 @@ export function presentOrderTickets(
       self: [{ href: apiUrl(c, `/admin/tickets/${order.id}`) }],
       download: [{ href: apiUrl(c, `/tickets/${order.uid}`) }],
     },
-  };
+  } satisfies z.infer<typeof orderTicketsView>;
 }

@@ -224,7 +224,7 @@ export function presentOrder(c: LinkBase, o: OrderRow, event: EventRow | undefin
     currency: o.currency,
     ip_address: o.ipAddress,
     _links: orderLinks(c, o),
-  };
+  } satisfies z.infer<typeof orderView>;
 }
 
 /** What PUT answers and DELETE shows as `previous` (spec: Orders). */

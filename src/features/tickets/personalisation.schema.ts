@@ -40,6 +40,8 @@ export const personalisationView = named(
   }),
 );
 
+export type PersonalisationView = z.infer<typeof personalisationView>;
+
 const CAPABILITY = "No key: the order's uid is the capability.";
 
 /** The public ticket routes (decisions.md 7, 13): no key, the order's uid is the capability. */

@@ -3,7 +3,7 @@ import { inIds } from "../../db/client";
 import { inputFields, orders, tickets, ticketTypes } from "../../db/schema";
 import { invalidId, invalidParams } from "../../domain/errors";
 import { secretsEqual } from "../../lib/crypto";
-import type { PersonaliseInput } from "./personalisation.schema";
+import type { PersonalisationView, PersonaliseInput } from "./personalisation.schema";
 import type { Deps } from "../../platform/deps";
 import { checkFieldAnswers, orderError } from "../../domain/order-rules";
 import { selectChoices } from "../../domain/input-field-rules";
@@ -86,7 +86,7 @@ export function presentPersonalisation(needs: readonly TicketNeeds[]) {
         ...(f.type === "select" ? { options: selectChoices(f.value) } : {}),
       })),
     })),
-  };
+  } satisfies PersonalisationView;
 }
 
 /**

@@ -133,7 +133,7 @@ export function presentUser(c: LinkBase, user: UserRow, timezone: string) {
     authorised_events: user.authorisedEvents,
     created: formatDateTime(user.createdAt, timezone),
     _links: selfAndCollection(c, `/admin/users/${user.id}`, "/admin/users"),
-  };
+  } satisfies z.infer<typeof userView>;
 }
 
 /** An application password as its list shows it (decisions.md 14): never the password or its hash. */
@@ -143,5 +143,5 @@ export function presentApplicationPassword(p: ApplicationPasswordRow, timezone: 
     name: p.name,
     created_at: formatDateTime(p.createdAt, timezone),
     last_used_at: p.lastUsedAt === null ? null : formatDateTime(p.lastUsedAt, timezone),
-  };
+  } satisfies z.infer<typeof applicationPasswordView>;
 }
