@@ -13,6 +13,6 @@ const { DEMO_STEPS } = await import(join(ROOT, "scripts", "demo-steps.ts"));
 test("npm run demo -- --start walks every quickstart step against a service of its own", () => {
   const run = spawnSync(process.execPath, [join(ROOT, "scripts", "demo.mjs"), "--start"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
   assert.equal(run.status, 0, `demo exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
-  DEMO_STEPS.forEach((step, i) => assert.match(run.stdout, new RegExp(`^${i + 1}/${DEMO_STEPS.length} `, "m"), `step ${i + 1} printed`));
+  for (let n = 1; n <= DEMO_STEPS.length; n++) assert.match(run.stdout, new RegExp(`^${n}/${DEMO_STEPS.length} `, "m"), `step ${n} printed`);
   assert.match(run.stdout, /Every step answered as docs\/quickstart\.md says\./);
 });
