@@ -105,6 +105,8 @@ export const events = sqliteTable(
     // event_name lowercased by JavaScript (SQLite's lower() folds only A-Z), for case-insensitive search.
     searchName: text("search_name").notNull().default(""),
     timezone: text("timezone").notNull(),
+    // The Durable Object location hint its object was created with (domain/regions.ts); "" for none.
+    region: text("region").notNull().default(""),
     eventDate: integer("event_date"),
     eventDateFormat: text("event_date_format").notNull(),
     startDate: integer("start_date"),

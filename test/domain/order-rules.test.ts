@@ -33,6 +33,7 @@ function event(overrides: Partial<EventRow> = {}): EventRow {
     eventName: "Festival",
     searchName: "festival",
     timezone: "UTC",
+    region: "",
     eventDate: null,
     eventDateFormat: "Y-m-d H:i",
     startDate: null,

@@ -5,8 +5,11 @@ import { log } from "../../lib/log";
 import type { Deps } from "../../platform/deps";
 import { parseSeatRanges, seatCount } from "../../domain/seat-plan";
 
-/** The object's copy of an event's catalogue, read from D1 (the source of truth). Null when the event is gone. */
-export async function loadEventConfig({ db }: Deps, eventId: number): Promise<EventConfig | null> {
+/**
+ * The object's copy of an event's catalogue, read from D1 (the source of truth), and the region its object is
+ * created in. Null when the event is gone.
+ */
+export async function loadEventConfig({ db }: Deps, eventId: number): Promise<{ config: EventConfig; region: string } | null> {
   const [eventRows, typeRows, keyRows] = await db.batch([
     db.select().from(events).where(eq(events.id, eventId)),
     db.select().from(ticketTypes).where(eq(ticketTypes.eventId, eventId)).orderBy(asc(ticketTypes.position)),
@@ -15,7 +18,7 @@ export async function loadEventConfig({ db }: Deps, eventId: number): Promise<Ev
   const event = eventRows[0];
   if (!event) return null;
   const seatRanges = parseSeatRanges(event.seats.seats_config);
-  return {
+  const config: EventConfig = {
     eventId,
     version: event.configVersion,
     eventName: event.eventName,
@@ -28,6 +31,7 @@ export async function loadEventConfig({ db }: Deps, eventId: number): Promise<Ev
     ticketTypes: typeRows.map((t) => ({ id: t.id, name: t.name, stockControl: t.stockControl, stock: t.stock, isCounted: t.isCounted })),
     scanKeys: keyRows.map((k) => ({ key: k.key, level: k.level, tickets: k.tickets, dateFormat: k.dateFormat, location: k.location })),
   };
+  return { config, region: event.region };
 }
 
 /** SQL that bumps an event's config version, for the batch that changes what its object copies. */
@@ -44,9 +48,11 @@ export function bumpConfigVersion({ db, now }: Deps, eventId: number) {
  */
 export async function pushEventConfig(deps: Deps, eventId: number): Promise<boolean> {
   try {
-    const config = await loadEventConfig(deps, eventId);
-    if (!config) return false;
-    const held = await deps.eventObjects.get(eventId).applyConfig(config);
+    const loaded = await loadEventConfig(deps, eventId);
+    if (!loaded) return false;
+    // The push after an event's creation (or the sweep's re-push when that failed) is what creates its object:
+    // the hint places it, and later requests without one reach it wherever it is.
+    const held = await deps.eventObjects.get(eventId, loaded.region).applyConfig(loaded.config);
     await deps.db
       .update(events)
       .set({ pushedVersion: held })

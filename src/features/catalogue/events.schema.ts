@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REGIONS } from "../../domain/regions";
 import type { Link, Links } from "../../http/links";
 import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
 import { orderbyParam, pagingQueryShape } from "../../http/paging";
@@ -95,11 +96,19 @@ const eventFields = {
 };
 
 export const EVENT_CREATE_READ_ONLY = ["id", "sold"] as const;
-export const EVENT_UPDATE_READ_ONLY = ["id", "sold"] as const;
+/** `region` is where the event's object was created, and an object never moves: it is set once, on create. */
+export const EVENT_UPDATE_READ_ONLY = ["id", "sold", "region"] as const;
 
-export const createEventBody = z.strictObject(eventFields).partial().required({ event_name: true });
+/** Where the event's object is created: a location hint, or "" to follow the event's time zone (issue 21). */
+const region = z.union([z.enum(REGIONS), z.literal("")], { error: `must be one of ${REGIONS.join(", ")}, or "" to follow the time zone` });
+
+export const createEventBody = z
+  .strictObject({ ...eventFields, region })
+  .partial()
+  .required({ event_name: true });
 export const updateEventBody = z.strictObject(eventFields).partial();
 export type EventInput = z.output<typeof updateEventBody>;
+export type NewEventInput = z.output<typeof createEventBody>;
 
 export const listEventsQuery = z.object({
   ...pagingQueryShape,
@@ -159,6 +168,11 @@ export const eventView = named(
     event_date: eventDate,
     event_date_format: z.string(),
     timezone: z.string(),
+    region: z
+      .string()
+      .describe(
+        'The Durable Object location hint the event\'s object was created with (`wnam`, `enam`, `sam`, `weur`, `eeur`, `apac`, `oc`, `afr`, `me`), from `region` on create or else the time zone; `""` when neither named a place. Set once: an object never moves.',
+      ),
     start_date: eventDate,
     end_date: eventDate,
     stock: int,
@@ -237,6 +251,7 @@ export function presentEvent(c: LinkBase, e: EventRow) {
     event_date: formatOptionalDateTime(e.eventDate, tz),
     event_date_format: e.eventDateFormat,
     timezone: tz,
+    region: e.region,
     start_date: formatOptionalDateTime(e.startDate, tz),
     end_date: formatOptionalDateTime(e.endDate, tz),
     stock: e.stock,

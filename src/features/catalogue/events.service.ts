@@ -22,7 +22,8 @@ import { pageWindow } from "../../domain/paging";
 import { purifyEmailHtml, purifyTerms } from "../../lib/html";
 import { outboundUrlProblem } from "../../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../../lib/time";
-import type { EventInput, ListEventsQuery } from "./events.schema";
+import type { EventInput, ListEventsQuery, NewEventInput } from "./events.schema";
+import { regionForTimeZone } from "../../domain/regions";
 import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../../domain/authority";
 import type { Deps } from "../../platform/deps";
 import { inGroup } from "./event-groups";
@@ -292,13 +293,14 @@ async function assertGroupManageable(deps: Deps, user: AuthUser, s: EventSetting
 }
 
 /** Creates an event; an organizer's new event joins its authorised events in the same batch. */
-export async function createEvent(deps: Deps, user: AuthUser, input: EventInput): Promise<EventRow> {
+export async function createEvent(deps: Deps, user: AuthUser, input: NewEventInput): Promise<EventRow> {
   const settings = await applyInput(defaultSettings(deps), input);
   await checkSettings(deps, user, settings, null, null);
+  const region = input.region || regionForTimeZone(settings.timezone) || "";
   const now = deps.now();
   const insert = deps.db
     .insert(events)
-    .values({ ...settings, searchName: settings.eventName.toLowerCase(), createdAt: now, modifiedAt: now })
+    .values({ ...settings, region, searchName: settings.eventName.toLowerCase(), createdAt: now, modifiedAt: now })
     .returning();
   let created: EventRow;
   if (isAdministrator(user)) {

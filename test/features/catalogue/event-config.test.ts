@@ -28,15 +28,16 @@ async function versionsInD1(eventId: number): Promise<{ configVersion: number; p
 
 /** The object holds exactly what D1 says, at D1's config_version, and D1 knows the push arrived. */
 async function expectObjectMatchesD1(eventId: number): Promise<EventConfig> {
-  const fromD1 = await loadEventConfig(deps(), eventId);
-  expect(fromD1).not.toBeNull();
+  const loaded = await loadEventConfig(deps(), eventId);
+  expect(loaded).not.toBeNull();
+  const fromD1 = loaded!.config;
   const stub = eventObject(env, eventId);
   expect(await stub.config()).toEqual(fromD1);
   const { configVersion, pushedVersion } = await versionsInD1(eventId);
-  expect(fromD1!.version).toBe(configVersion);
+  expect(fromD1.version).toBe(configVersion);
   expect(await stub.configVersion()).toBe(configVersion);
   expect(pushedVersion).toBe(configVersion);
-  return fromD1!;
+  return fromD1;
 }
 
 async function runSweep(): Promise<void> {
@@ -290,5 +291,40 @@ describe("findScanKeyTarget", () => {
     expect(await findScanKeyTarget(deps(), chosen, now)).toBeNull();
     await createScanKey(id, { key: chosen, location: "Gate" });
     expect(await findScanKeyTarget(deps(), chosen, now)).toMatchObject({ eventId: id });
+  });
+});
+
+describe("the region reaches the event's object", () => {
+  it("the push that creates the object passes the event's region as its location hint", async () => {
+    const event = await createEvent({ event_name: "Sydney night", timezone: "Australia/Sydney" });
+    const id = event.id as number;
+    expect(event.region).toBe("oc");
+    const real = depsFromEnv(env);
+    const asked: { eventId: number; region: string | undefined }[] = [];
+    const recording = {
+      ...real,
+      eventObjects: {
+        get: (eventId: number, region?: string) => {
+          asked.push({ eventId, region });
+          return real.eventObjects.get(eventId, region);
+        },
+      },
+    };
+    expect(await pushEventConfig(recording, id)).toBe(true);
+    expect(asked).toEqual([{ eventId: id, region: "oc" }]);
+  });
+
+  it("the client turns a region into the namespace's locationHint, and no region into none", () => {
+    const calls: unknown[][] = [];
+    const namespace = {
+      idFromName: (name: string) => ({ name }),
+      get: (...args: unknown[]) => {
+        calls.push(args);
+        return {};
+      },
+    } as unknown as DurableObjectNamespace<EventObject>;
+    eventObject({ EVENTS: namespace }, 7, "weur");
+    eventObject({ EVENTS: namespace }, 8);
+    expect(calls).toEqual([[{ name: "event:7" }, { locationHint: "weur" }], [{ name: "event:8" }]]);
   });
 });

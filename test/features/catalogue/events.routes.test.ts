@@ -97,6 +97,7 @@ describe("POST /admin/events", () => {
       event_date: "",
       event_date_format: "Y-m-d H:i",
       timezone: "Europe/Amsterdam",
+      region: "weur",
       start_date: "",
       end_date: "",
       stock: 0,
@@ -130,6 +131,7 @@ describe("POST /admin/events", () => {
       event_date: "2030-07-01 20:00:00",
       event_date_format: "D j F Y, H:i \\h",
       timezone: "Europe/London",
+      region: "eeur",
       start_date: "2030-05-01 09:00:00",
       end_date: "2030-07-01 18:30:00",
       stock: 500,
@@ -1146,5 +1148,35 @@ describe("DELETE /admin/events/<id>", () => {
     expect((await userOf(organizer.id)).authorised_events).toEqual([kept.id]);
     expect((await userOf(colleague.id)).authorised_events).toEqual([]);
     expect((await list("/admin/events?per_page=100", organizer.credentials)).ids).toEqual([kept.id]);
+  });
+});
+
+describe("region: where the event's object is created (issue 21)", () => {
+  it("takes a location hint on create, or follows the time zone, or names none", async () => {
+    const named = await expectJson(post({ event_name: uname("Region "), region: "apac", timezone: "Europe/Amsterdam" }), 201);
+    expect(named.region).toBe("apac");
+    const zoned = await expectJson(post({ event_name: uname("Region "), timezone: "America/New_York" }), 201);
+    expect(zoned.region).toBe("enam");
+    const followed = await expectJson(post({ event_name: uname("Region "), region: "", timezone: "Europe/Warsaw" }), 201);
+    expect(followed.region).toBe("eeur");
+    const nowhere = await expectJson(post({ event_name: uname("Region "), timezone: "UTC" }), 201);
+    expect(nowhere.region).toBe("");
+    expect((await expectJson(call("GET", `/admin/events/${zoned.id}`), 200)).region).toBe("enam");
+  });
+
+  it("refuses a region that is not a location hint, creating nothing", async () => {
+    const name = uname("Bad region ");
+    const err = await expectInvalid(post({ event_name: name, region: "mars" }), ["region"]);
+    expect(err.data.params!.region).toBe('must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me, or "" to follow the time zone');
+    expect(await db.select().from(eventsTable).where(eq(eventsTable.eventName, name))).toEqual([]);
+  });
+
+  it("is set once: an update may send it back unchanged, never change it, and a new time zone does not move it", async () => {
+    const event = await expectJson(post({ event_name: uname("Fixed region "), timezone: "Europe/London" }), 201);
+    expect(event.region).toBe("weur");
+    const err = await expectInvalid(put(event.id, { region: "apac" }), ["region"]);
+    expect(err.data.params!.region).toBe("is read-only");
+    const same = await expectJson(put(event.id, { region: "weur", timezone: "Asia/Tokyo" }), 200);
+    expect(same).toMatchObject({ region: "weur", timezone: "Asia/Tokyo" });
   });
 });

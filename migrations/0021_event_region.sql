@@ -1,0 +1,1 @@
+ALTER TABLE `events` ADD `region` text DEFAULT '' NOT NULL;
