@@ -111,6 +111,11 @@ const HEADERS: Record<ResponseHeader, Json> = {
   "Content-Disposition": { description: 'How the PDF is named: `inline; filename="..."`.', required: true, schema: { type: "string" } },
   "Retry-After": { description: "Seconds until the limit's window turns.", required: true, schema: { type: "integer", minimum: 0 } },
   "WWW-Authenticate": { description: '`Basic realm="ticketing"` when Basic credentials are missing or wrong.', required: false, schema: { type: "string" } },
+  ETag: {
+    description: "A weak tag of this answer's version; send it back in `If-None-Match` to be answered `304` while it holds.",
+    required: true,
+    schema: { type: "string" },
+  },
   "Idempotent-Replayed": {
     description: "`true`: this answer is the one given to an earlier request with the same `Idempotency-Key`.",
     required: false,
@@ -240,6 +245,7 @@ function operation(method: string, path: string, chain: Chain, examples: Readonl
     ? {
         ...(routeDoc.alsoSuccess ? successResponse(routeDoc.alsoSuccess, extraHeaders, undefined, components) : {}),
         ...successResponse(routeDoc.success, extraHeaders, examples[key], components),
+        ...(routeDoc.notModified ? { "304": { description: routeDoc.notModified, headers: headerRefs(["ETag"]) } } : {}),
       }
     : { "2XX": { description: "Success." } };
   for (const [status, response] of Object.entries(success)) if (noted[status]) response.description = noted[status];

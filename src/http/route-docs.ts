@@ -13,7 +13,16 @@ export const ROUTE_DOC = Symbol("routeDoc");
 export const MIDDLEWARE_DOC = Symbol("middlewareDoc");
 
 /** Response headers the document declares (components.headers). */
-export type ResponseHeader = "Location" | "X-WP-Total" | "X-WP-TotalPages" | "Link" | "Content-Disposition" | "Retry-After" | "WWW-Authenticate" | "Idempotent-Replayed";
+export type ResponseHeader =
+  | "Location"
+  | "X-WP-Total"
+  | "X-WP-TotalPages"
+  | "Link"
+  | "Content-Disposition"
+  | "Retry-After"
+  | "WWW-Authenticate"
+  | "Idempotent-Replayed"
+  | "ETag";
 
 /** A successful answer. */
 export type Success =
@@ -39,6 +48,8 @@ export interface RouteDoc {
   success: Success;
   /** A second success the route may answer instead (an upload merged into what exists: `200` rather than `201`). */
   alsoSuccess?: Success;
+  /** When the route answers `304 Not Modified` to `If-None-Match` (no body; the `ETag` again): when it does. */
+  notModified?: string;
   /** Failures particular to this route, by status (added to those of its validators and middleware). */
   errors?: Readonly<Record<string, Failure>>;
   /** Request headers the route itself reads. */
