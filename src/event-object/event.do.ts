@@ -6,6 +6,8 @@ import type { EventConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
 import * as outbox from "./scan-outbox";
+import * as list from "./offline-list";
+import type { ListQuery } from "../domain/offline-list";
 
 /**
  * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a
@@ -18,7 +20,7 @@ export const HOLD_MS = 90_000;
 const EXPIRY_RETRY_MS = 60_000;
 
 export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
-export type ValidTicketsAnswer = { ok: true; tickets: ReturnType<typeof scans.validTickets> } | { ok: false; reason: "stale" | "unknown_key" };
+export type OfflineListAnswer = { ok: true; list: list.ListOutcome } | { ok: false; reason: "stale" | "unknown_key" };
 export type TicketScansAnswer =
   | {
       ok: true;
@@ -82,6 +84,7 @@ export class EventObject extends DurableObject<Env> {
     ledger.createLedgerTables(this.sql);
     scans.createScanTables(this.sql);
     outbox.createScanOutbox(this.sql);
+    list.createListTables(this.sql);
   }
 
   /** The catalogue copy this object decides with, or null before the first push. */
@@ -194,11 +197,15 @@ export class EventObject extends DurableObject<Env> {
     };
   }
 
-  /** `GET /scans/tickets`: the tickets valid here, for a scanner going offline. */
-  validTickets(key: string, minVersion: number): ValidTicketsAnswer {
+  /**
+   * `GET /scans/tickets`: one answer of the list of tickets valid here, for scanners going offline (the whole list,
+   * a page of it, or a page of what changed since a sync token). `unlessHeads`: the list versions the client's ETags
+   * name; while the list is still at one of them, the answer is `not_modified` and no ticket is read.
+   */
+  offlineList(key: string, minVersion: number, query: ListQuery, unlessHeads: number[] = []): OfflineListAnswer {
     const found = this.keyFor(key, minVersion);
     if (typeof found === "string") return { ok: false, reason: found };
-    return { ok: true, tickets: scans.validTickets(this.sql) };
+    return { ok: true, list: list.readList(this.sql, query, unlessHeads) };
   }
 
   private async armFlush(): Promise<void> {

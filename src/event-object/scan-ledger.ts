@@ -172,16 +172,3 @@ export function ticketScans(sql: SqlStorage, ticketId: string): TicketScans | nu
     scans: sinceReset(sql, ticket.id).map(({ level, at, location }) => ({ level, at, location })),
   };
 }
-
-/**
- * Every valid ticket here, for scanners syncing offline (`GET /scans/tickets`). Every door phone holds this list, so
- * it carries only what a door checks: the name (against an identity document), never the email (decisions.md 14).
- */
-export function validTickets(sql: SqlStorage): { ticket_id: string; order_id: number; ticket_type: string; name: string }[] {
-  return sql
-    .exec<{ id: string; order_id: number; type_name: string; name: string | null }>(
-      `SELECT id, order_id, type_name, name FROM tickets WHERE order_id IS NOT NULL ORDER BY id`,
-    )
-    .toArray()
-    .map((t) => ({ ticket_id: t.id, order_id: t.order_id, ticket_type: t.type_name, name: t.name ?? "" }));
-}

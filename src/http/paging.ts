@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { PageRequest } from "../domain/paging";
 
 /** Query parameters shared by every paged collection (orders, coupons, events, emails). */
-const positiveInt = (max: number) =>
+export const positiveInt = (max: number) =>
   z
     .string()
     .regex(/^\d+$/, "must be a whole number")

@@ -4,9 +4,10 @@ import { ok } from "../../http/respond";
 import { scanRateLimit } from "../../http/rate-limits";
 import { requireScanKey, type ScanKeyEnv } from "./scan-key.middleware";
 import { createBody, keyParam, pathParams, query } from "../../http/validate";
-import { revokedQuery, scanBody, scansApi } from "./scans.schema";
+import { revokedQuery, scanBody, scansApi, validTicketsQuery } from "./scans.schema";
 import { describeRoute } from "../../http/route-docs";
-import { publicKeys, revokedSince, scanTicket, ticketScansFor, validTicketsFor } from "./ticket-scans.service";
+import { publicKeys, revokedSince, scanTicket, ticketScansFor } from "./ticket-scans.service";
+import { offlineListFor } from "./offline-list.service";
 
 /** Public scans (spec "Public scans"; decisions.md 6, 13): a scan key in `X-EVT-API-KEY`, no service key. */
 export const scansRoutes = new Hono<ScanKeyEnv>()
@@ -16,7 +17,16 @@ export const scansRoutes = new Hono<ScanKeyEnv>()
 
   .get("/revoked", describeRoute(scansApi.revoked), query(revokedQuery), async (c) => ok(c, await revokedSince(depsOf(c), c.var.scanKey, c.req.valid("query").since)))
 
-  .get("/tickets", describeRoute(scansApi.valid), async (c) => ok(c, await validTicketsFor(depsOf(c), c.var.scanKey)))
+  .get("/tickets", describeRoute(scansApi.valid), query(validTicketsQuery), async (c) => {
+    const list = await offlineListFor(depsOf(c), c.var.scanKey, c.req.valid("query"), c.req.url, c.req.header("If-None-Match"));
+    // Revalidate every time (the ETag makes that cheap); private: the list is the key holder's. No `no-transform`:
+    // Cloudflare's edge compresses the JSON for clients that accept it (docs/scanning.md).
+    c.header("ETag", list.etag);
+    c.header("Cache-Control", "private, no-cache");
+    if (list.kind === "not_modified") return c.body(null, 304);
+    if (list.next !== null) c.header("Link", `<${list.next}>; rel="next"`);
+    return ok(c, list.body);
+  })
 
   .get("/:ticket_id", describeRoute(scansApi.ticket), pathParams({ ticket_id: keyParam("ticket") }), async (c) =>
     ok(c, await ticketScansFor(depsOf(c), c.var.scanKey, c.req.valid("param").ticket_id)),

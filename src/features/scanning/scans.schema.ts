@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { decodeCursor, LIST_MAX_PER_PAGE, LIST_PAGE_BYTES, parseSyncToken, WHOLE_LIST_MAX } from "../../domain/offline-list";
+import { positiveInt } from "../../http/paging";
 import { answers, named, type RouteDoc } from "../../http/route-docs";
 import { dateTimeView } from "../../http/view-types";
 
@@ -12,6 +14,47 @@ export type ScanInput = z.output<typeof scanBody>;
 export const revokedQuery = z.object({
   since: z.string().max(40).optional(),
 });
+
+/**
+ * `GET /scans/tickets` (docs/scanning.md "Offline list"): none of these, the whole list in one answer (up to
+ * WHOLE_LIST_MAX tickets); any of them, one page of a walk. `cursor` comes from a `next` link and carries its walk's
+ * `since`, which must then be sent as it was (the next link keeps it).
+ */
+export const validTicketsQuery = z
+  .object({
+    per_page: positiveInt(LIST_MAX_PER_PAGE).optional().describe(`Tickets a page (1 to ${LIST_MAX_PER_PAGE}; default ${LIST_MAX_PER_PAGE}). Sending it pages the list.`),
+    cursor: z
+      .string()
+      .max(400, "is not a cursor of this list (take it from a next link)")
+      .transform((text, ctx) => {
+        const cursor = decodeCursor(text);
+        if (cursor === null) {
+          ctx.addIssue({ code: "custom", message: "is not a cursor of this list (take it from a next link)", input: text });
+          return z.NEVER;
+        }
+        return cursor;
+      })
+      .optional()
+      .describe("Where the walk goes on: from the `next` link of the page before (opaque)."),
+    since: z
+      .string()
+      .transform((text, ctx) => {
+        const seq = parseSyncToken(text);
+        if (seq === null) {
+          ctx.addIssue({ code: "custom", message: "must be a sync_token from an earlier answer of this list", input: text });
+          return z.NEVER;
+        }
+        return seq;
+      })
+      .optional()
+      .describe("A `sync_token` of an earlier answer: only what changed after it (changed and new tickets, and `revoked`)."),
+  })
+  .superRefine((q, ctx) => {
+    if (q.cursor === undefined) return;
+    const since = q.cursor.kind === "delta" ? q.cursor.since : undefined;
+    if (since !== q.since) ctx.addIssue({ code: "custom", path: ["cursor"], message: "does not belong to this query (send the next link as it is)", input: q.cursor });
+  });
+export type ValidTicketsQuery = z.output<typeof validTicketsQuery>;
 
 const int = z.number().int();
 const UNAVAILABLE = "`scan_unavailable`: the event's object stays behind its catalogue; try again.";
@@ -35,6 +78,29 @@ export const scanResultView = named(
   }),
 );
 
+const listedTicketView = z.object({
+  ticket_id: z.string(),
+  order_id: int,
+  ticket_type: z.string().describe("The type name, with the seat when seated."),
+  name: z.string(),
+});
+const linkView = z.array(z.object({ href: z.string() }));
+
+/** The offline list's answer: the whole list, a page of it, or a page of changes (`revoked` only then). */
+export const offlineListView = named(
+  "OfflineList",
+  z.object({
+    event_id: int,
+    tickets: z.array(listedTicketView).describe("Valid tickets: by `ticket_id` in a list, in change order in a delta."),
+    revoked: z
+      .array(z.object({ ticket_id: z.string() }))
+      .optional()
+      .describe("With `since` only: tickets that stopped being valid (deleted, or their order was) after it."),
+    sync_token: z.string().describe("This walk's position in the list's changes: keep it after the last page and send it as `since` next time."),
+    _links: z.object({ self: linkView, next: linkView.optional().describe("The next page; absent on the last one.") }),
+  }),
+);
+
 /** The public scan routes (spec "Public scans"; decisions.md 6, 13): a scan key, no service key. */
 export const scansApi = {
   scan: {
@@ -52,13 +118,27 @@ export const scansApi = {
     ),
   },
   valid: {
-    summary: "List the event's valid tickets",
-    description: `For scanners going offline: every valid ticket of the key's event, with the name a door checks (never the email). ${KEY}`,
-    success: answers.ok(
-      z.object({ event_id: int, tickets: z.array(z.object({ ticket_id: z.string(), order_id: int, ticket_type: z.string(), name: z.string() })) }),
-      "The valid tickets.",
-    ),
-    errors: { "503": UNAVAILABLE },
+    summary: "List the event's valid tickets (offline list)",
+    description: [
+      `For scanners going offline: the valid tickets of the key's event, with the name a door checks (never the email). ${KEY}`,
+      `Without parameters: the whole list in one answer, as it always was, when it holds at most ${WHOLE_LIST_MAX} tickets (else \`400 scan_list_too_large\`).`,
+      `In pages: \`per_page\` (up to ${LIST_MAX_PER_PAGE}) and then the \`next\` link (\`_links.next\`, and \`Link: <...>; rel="next"\`) until a page has none; tickets by \`ticket_id\`, each exactly once, and every page of a walk carries the walk's \`sync_token\`.`,
+      "After a sync, `since=<sync_token>` answers only what changed after it: new and changed tickets in `tickets`, tickets no longer valid in `revoked`, in change order; a change made while a walk was going on is always in the next delta.",
+      `\`ETag\` (weak): send it back in \`If-None-Match\`; while the list is unchanged the answer is \`304\` without a body. Pages end early rather than carry more than ${LIST_PAGE_BYTES.toLocaleString("en")} bytes of tickets. JSON is compressed at Cloudflare's edge for clients that send \`Accept-Encoding\`.`,
+    ].join("\n\n"),
+    success: { kind: "json", status: 200, schema: offlineListView, description: "The list, a page of it, or what changed since `since`.", headers: ["ETag", "Link"] },
+    notModified: "Not modified: the list is what the `If-None-Match` ETag names (no body).",
+    headers: {
+      "If-None-Match": {
+        description: "The `ETag` of an earlier answer to the same request: `304` while the list is unchanged.",
+        required: false,
+        schema: { type: "string" },
+      },
+    },
+    errors: {
+      "400": "`scan_list_too_large`: asked without parameters, the list holds more tickets than one answer carries; ask for it in pages (`per_page`).",
+      "503": UNAVAILABLE,
+    },
   },
   ticket: {
     summary: "Get a ticket and its scans",

@@ -1,4 +1,4 @@
-import type { ScanAnswer, TicketScansAnswer, ValidTicketsAnswer } from "../../event-object/event.do";
+import type { OfflineListAnswer, ScanAnswer, TicketScansAnswer } from "../../event-object/event.do";
 import type { ScanResult } from "../../event-object/scan-ledger";
 import { looksSigned, signerFor } from "../../lib/ticket-codes";
 import { SCAN_ERRORS } from "../../domain/scan-rules";
@@ -18,9 +18,9 @@ export type ScanKeyUse = ScanKeyTarget & { key: string };
  * Asks the key's event object, which decides from its own state. An object behind the catalogue version the key
  * was read at is brought up to date and asked again; a key the object does not know (deleted) is a 401.
  */
-type Answer = ScanAnswer | TicketScansAnswer | ValidTicketsAnswer;
+type Answer = ScanAnswer | TicketScansAnswer | OfflineListAnswer;
 
-async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (minVersion: number) => Promise<T>): Promise<Extract<T, { ok: true }>> {
+export async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (minVersion: number) => Promise<T>): Promise<Extract<T, { ok: true }>> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const answer: Answer = await call(use.configVersion);
     if (answer.ok) return answer as Extract<T, { ok: true }>;
@@ -82,13 +82,6 @@ export async function ticketScansFor(deps: Deps, use: ScanKeyUse, code: string) 
   const { ticket } = await ask(deps, use, (v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
   if (!ticket) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
   return ticket;
-}
-
-/** `GET /scans/tickets`: the event's valid tickets, from its object (decisions.md 13, offline scanning). */
-export async function validTicketsFor(deps: Deps, use: ScanKeyUse) {
-  const stub = deps.eventObjects.get(use.eventId);
-  const { tickets } = await ask(deps, use, (v) => stub.validTickets(use.key, v) as Promise<ValidTicketsAnswer>);
-  return { event_id: use.eventId, tickets };
 }
 
 /**

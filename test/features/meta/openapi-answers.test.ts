@@ -195,7 +195,12 @@ describe("every route answers as the OpenAPI document says", () => {
     const [ticket] = await ticketIdsOf(s.order.id);
     await hit("POST /scans", {}, { ...key, body: { id: ticket } });
     await hit("GET /scans/{ticket_id}", { ticket_id: ticket! }, key);
-    await hit("GET /scans/tickets", {}, key);
+    const list = await hit("GET /scans/tickets", {}, key);
+    // A page with its next link and a delta answer as the document says; an unchanged list is a 304 with its ETag.
+    await checkAnswer(doc, URI, "GET /scans/tickets", await call("GET", "/scans/tickets?per_page=1", key));
+    await checkAnswer(doc, URI, "GET /scans/tickets", await call("GET", `/scans/tickets?since=${list.sync_token}`, key));
+    const etag = (await call("GET", "/scans/tickets", key)).headers.get("ETag")!;
+    await miss("GET /scans/tickets", 304, {}, { ...key, headers: { "If-None-Match": etag } });
     await hit("GET /scan-keys/public-keys", {}, key);
     await hit("DELETE /admin/tickets/{id}", { id: s.plainOrder.id });
     await hit("POST /admin/tickets/{id}", { id: s.plainOrder.id });
