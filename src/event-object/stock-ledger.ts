@@ -226,12 +226,18 @@ export function nextDeadline(sql: SqlStorage): number | null {
   return sql.exec<{ d: number | null }>(`SELECT min(deadline) AS d FROM reservations WHERE deadline IS NOT NULL`).toArray()[0]?.d ?? null;
 }
 
-/** Replaces the tickets of a reservation (tickets re-issued, or deleted with an empty list). */
+/**
+ * Replaces the tickets of a reservation (tickets re-issued, or deleted with an empty list). Tickets it already holds
+ * as they are stay untouched, so sending the same tickets again (a re-drive, a rebuild) is no change of the offline
+ * list (offline-list.ts numbers only real changes).
+ */
 export function replaceTickets(sql: SqlStorage, uid: string, tickets: readonly ObjectTicket[], info: OrderInfo | null): void {
-  sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
+  sql.exec(`DELETE FROM tickets WHERE uid = ? AND id NOT IN (SELECT value FROM json_each(?))`, uid, JSON.stringify(tickets.map((t) => t.id)));
   for (const t of tickets) {
     sql.exec(
-      `INSERT OR REPLACE INTO tickets (id, uid, type_id, type_name, order_id, name, email) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO tickets (id, uid, type_id, type_name, order_id, name, email) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET uid = excluded.uid, type_id = excluded.type_id, type_name = excluded.type_name,
+         order_id = excluded.order_id, name = excluded.name, email = excluded.email`,
       t.id,
       uid,
       t.typeId,
@@ -265,7 +271,13 @@ export type RebuiltTake = Omit<ReservationRequest, "seats"> & { info: OrderInfo;
 export function rebuild(sql: SqlStorage, takes: RebuiltTake[]): void {
   sql.exec(`DELETE FROM reservations`);
   sql.exec(`DELETE FROM totals`);
-  sql.exec(`DELETE FROM tickets`);
+  // Tickets of live orders are kept (replaceTickets below leaves each as it is when nothing differs), so a rebuild
+  // changes the offline list only where the object was wrong. Orders no longer live lose theirs, one by one: no
+  // parameter grows with the event.
+  const live = new Set(takes.map((t) => t.uid));
+  for (const { uid } of sql.exec<{ uid: string }>(`SELECT DISTINCT uid FROM tickets`).toArray()) {
+    if (!live.has(uid)) sql.exec(`DELETE FROM tickets WHERE uid = ?`, uid);
+  }
   sql.exec(`DELETE FROM seats`);
   for (const t of takes) {
     sql.exec(

@@ -3,6 +3,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeCursor, LIST_PAGE_BYTES } from "../../../src/domain/offline-list";
 import type { EventObject } from "../../../src/event-object/event.do";
+import { rebuildEventObject } from "../../../src/features/ordering/stock.service";
+import { depsFromEnv } from "../../../src/platform/deps";
 import { eventObject } from "../../../src/platform/event-object.client";
 import { API_KEY, BASE, call, expectError, expectJson, unique } from "../../helpers/api";
 import { createScanKey } from "../../helpers/catalogue";
@@ -255,6 +257,34 @@ describe("GET /scans/tickets?since=<sync_token>", () => {
     const token = (await getJson(f.gate)).sync_token;
     for (const id of o.ids) expect((await expectJson(call("POST", "/scans", { key: f.gate, auth: null, body: { id } }), 200)).status).toBe(true);
     expect(await getJson(f.gate, `?since=${token}`)).toMatchObject({ tickets: [], revoked: [], sync_token: token });
+  });
+
+  it("what the object already holds, sent again, is no change: an object rebuilt from D1 keeps its list's version", async () => {
+    const f = await setup();
+    const kept = await order(f, 4, "Kim Kept");
+    const other = await order(f, 2, "Ola Other");
+    await listWhen(f.gate, knows([...kept.ids, ...other.ids]));
+    const res = await get(f.gate);
+    const etag = res.headers.get("ETag")!;
+    const token = ((await res.json()) as Json).sync_token as string;
+
+    await rebuildEventObject(depsFromEnv(env), f.event.id);
+    // The same tickets again, and their order's tickets sent again as a re-drive would: nothing changed.
+    await eventObject(env, f.event.id).replaceTickets(
+      (await eventObject(env, f.event.id).snapshot()).tickets.find((t) => t.id === kept.ids[0])!.uid,
+      (await eventObject(env, f.event.id).snapshot()).tickets.filter((t) => kept.ids.includes(t.id)).map(({ id, typeId, typeName }) => ({ id, typeId, typeName })),
+      { orderId: kept.id, name: "Kim Kept", email: "kim@example.com" },
+    );
+    expect((await get(f.gate, "", { "If-None-Match": etag })).status).toBe(304);
+    expect(await getJson(f.gate, `?since=${token}`)).toMatchObject({ tickets: [], revoked: [], sync_token: token });
+
+    // A real difference still shows: the other order's tickets gone from D1, then the object rebuilt.
+    await expectJson(call("DELETE", `/admin/tickets/${other.id}`), 200);
+    await listWhen(f.gate, lacks(other.ids));
+    await rebuildEventObject(depsFromEnv(env), f.event.id);
+    const delta = await getJson(f.gate, `?since=${token}`);
+    expect(delta.tickets).toEqual([]);
+    expect(delta.revoked.map((r: Json) => r.ticket_id).sort()).toEqual([...other.ids].sort());
   });
 });
 
