@@ -51,14 +51,22 @@ export const orderRateLimit: MiddlewareHandler<AppEnv> = documented(
   },
 );
 
-/** Scans: per scan key (the header is the key; a malformed one is refused by the key check after this). */
+/** The offline sync of a door phone (docs/scanning.md): the valid-ticket list, revoked tickets, public keys. */
+const SYNC_PATH = /\/(scans\/(tickets|revoked)|scan-keys\/public-keys)\/?$/;
+
+/**
+ * Scans: per scan key (the header is the key; a malformed one is refused by the key check after this). The offline
+ * sync counts under the same key in a budget of its own, so phones syncing a large list in pages never take the
+ * door's scans away (and a door scanning at full speed can still sync).
+ */
 export const scanRateLimit: MiddlewareHandler<AppEnv> = documented(
   async (c, next) => {
-    await spend(c.env, c.env.SCAN_LIMITER, `scan:${c.req.header("X-EVT-API-KEY") ?? ""}`);
+    const bucket = c.req.method === "GET" && SYNC_PATH.test(c.req.path) ? "scan-sync" : "scan";
+    await spend(c.env, c.env.SCAN_LIMITER, `${bucket}:${c.req.header("X-EVT-API-KEY") ?? ""}`);
     await next();
   },
   {
-    errors: { "429": "`rest_too_many_requests` with `Retry-After`: too many requests with this scan key in the current minute." },
+    errors: { "429": "`rest_too_many_requests` with `Retry-After`: too many requests with this scan key in the current minute (scans, and the offline sync apart)." },
     errorHeaders: { "429": ["Retry-After"] },
   },
 );

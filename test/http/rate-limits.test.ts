@@ -7,7 +7,8 @@ import { createEvent, createScanKey, createTicketType } from "../helpers/catalog
 
 /**
  * Rate limits (issue 12, decisions.md 14): the real rate-limiting bindings of wrangler.toml (30 customer orders a
- * minute per address for the publishable ordering key, none for the API key; 600 scans a minute per scan key; failed
+ * minute per address for the publishable ordering key, none for the API key; 600 scans a minute per scan key, and
+ * apart from them 600 offline-sync requests (list, revoked, public keys); failed
  * logins 30 a minute per address and 10 per address and username, never per username alone), turned on here with
  * RATE_LIMITS=on (the rest of the suite runs with them off). Windows turn with the wall clock's minute, so each test
  * starts early in a minute.
@@ -84,6 +85,30 @@ describe("rate limits", () => {
       for (const res of answers) expect(res.status).toBe(200);
     }
     await expectLimited(await send(scan(door.key)));
+    expect((await send(scan(side.key))).status).toBe(200);
+  });
+
+  it("the offline sync of a scan key counts apart from its scans: a door whose scans hit the limit still syncs, and the other way round", {
+    timeout: 90_000,
+  }, async () => {
+    const event = await createEvent({ event_name: unique("Limited sync ") });
+    const door = await createScanKey(event.id, { level: 0, location: "Door" });
+    const side = await createScanKey(event.id, { level: 0, location: "Side" });
+    await startOfWindow();
+    const scan = (key: string) => request("POST", "/scans", { key, auth: null, body: { id: "UNKNOWNTICKET000" } });
+    const sync = (key: string, path = "/scans/tickets?per_page=1000") => request("GET", path, { key, auth: null });
+    for (let sent = 0; sent < 600; sent += 50) {
+      for (const res of await Promise.all(Array.from({ length: 50 }, () => send(scan(door.key))))) expect(res.status).toBe(200);
+    }
+    await expectLimited(await send(scan(door.key)));
+    expect((await send(sync(door.key))).status).toBe(200);
+    expect((await send(sync(door.key, "/scans/revoked"))).status).toBe(200);
+    expect((await send(sync(door.key, "/scan-keys/public-keys"))).status).toBe(200);
+
+    for (let sent = 0; sent < 600; sent += 50) {
+      for (const res of await Promise.all(Array.from({ length: 50 }, () => send(sync(side.key))))) expect(res.status).toBe(200);
+    }
+    await expectLimited(await send(sync(side.key)));
     expect((await send(scan(side.key))).status).toBe(200);
   });
 
