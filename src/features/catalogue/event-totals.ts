@@ -32,7 +32,8 @@ export async function salesTotals({ db }: Deps, eventId: number) {
 /** `_embed=scan_totals`: the event's valid tickets, how many were scanned at least once, and all scans by level. */
 export async function scanTotals({ db }: Deps, eventId: number) {
   const valid = validTickets([eventId]);
-  const hasScans = sql`EXISTS (SELECT 1 FROM scans AS s WHERE s.ticket_id = t.id AND s.event_id = t.event_id)`;
+  // `+s.event_id`: looked up by scans_ticket, not by every scan of the event per ticket (see scansReport).
+  const hasScans = sql`EXISTS (SELECT 1 FROM scans AS s WHERE s.ticket_id = t.id AND +s.event_id = t.event_id)`;
   const [tickets, levels] = await Promise.all([
     db.get<{ scanned: number; unscanned: number }>(sql`
       SELECT count(*) FILTER (WHERE ${hasScans}) AS scanned, count(*) FILTER (WHERE NOT ${hasScans}) AS unscanned
