@@ -41,7 +41,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ROOT, startService } from "../scripts/local-service.mjs";
-import { cpuSnapshot, inParallel, median, otherCpuShare, parse, runSigner, settle, sourceVersion, textTable } from "./lib.mjs";
+import { cpuSnapshot, inParallel, median, nextLink, offlineTickets, otherCpuShare, parse, runSigner, settle, sourceVersion, textTable } from "./lib.mjs";
 
 const SCALE = Number(process.env.GROWTH_SCALE ?? "1");
 if (!(SCALE > 0 && SCALE <= 1)) throw new Error("GROWTH_SCALE must be above 0 and at most 1");
@@ -111,20 +111,6 @@ function expect(r, status, what) {
   return parse(r.text);
 }
 
-/** The `next` page of a list answer: a `Link` header's rel="next", or `_links.next` ({href} or [{href}]). */
-function nextLink(r, body) {
-  const header = r.headers.get("link");
-  if (header) {
-    for (const part of header.split(",")) {
-      const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
-      if (m) return m[1];
-    }
-  }
-  const next = body?._links?.next;
-  const href = Array.isArray(next) ? next[0]?.href : next?.href;
-  return typeof href === "string" && href !== "" ? href : null;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up through the API.
 
@@ -179,24 +165,10 @@ async function growMeasuredEvent(ctx, target) {
   return orders;
 }
 
-/** Every ticket of the offline list (following its pages), for the door and for the count. */
-async function listedTickets(ctx) {
-  const tickets = [];
-  let url = `${ctx.service.url}/scans/tickets?per_page=${LIST_PER_PAGE}`;
-  for (let pages = 0; url; pages++) {
-    if (pages > 10_000) throw new Error("the offline list has more than 10,000 pages: a next link that never ends?");
-    const r = await timed(ctx.service, { url, headers: { "X-EVT-API-KEY": ctx.measured.key } });
-    const body = expect(r, 200, "GET /scans/tickets");
-    tickets.push(...body.tickets);
-    url = nextLink(r, body);
-  }
-  return tickets;
-}
-
 /** Scans SCAN_SHARE of the measured event's tickets through the API, and waits until the scan report counts them. */
 async function scanShare(ctx) {
   const { service, measured, scanned } = ctx;
-  const tickets = await listedTickets(ctx);
+  const tickets = await offlineTickets(ctx.service.url, ctx.measured.key, LIST_PER_PAGE);
   ctx.unscanned = tickets.map((t) => t.ticket_id).filter((id) => !scanned.has(id));
   const want = Math.round(tickets.length * SCAN_SHARE) - scanned.size;
   const batch = ctx.unscanned.splice(0, Math.max(0, want));
@@ -393,7 +365,7 @@ const CALLS = [
         const body = expect(r, 200, "GET /scans/tickets");
         tickets += body.tickets.length;
         pages.push(r);
-        url = nextLink(r, body);
+        url = nextLink(r.headers, body);
       }
       // Every valid ticket listed once: the event's `sold` (its dashboard orders' tickets); the object learns the last
       // round's dashboard order after its answer (deps.defer), so that one ticket may still be on its way.

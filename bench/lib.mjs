@@ -129,6 +129,39 @@ export function sourceVersion() {
   return { commit: head.stdout.trim(), src_changed: git("status", "--porcelain", "--", "src").stdout.trim() !== "" };
 }
 
+/** The `next` page of a list answer: a `Link` header's rel="next", or `_links.next` ({href} or [{href}]); else null. */
+export function nextLink(headers, body) {
+  const header = headers.get("link");
+  if (header) {
+    for (const part of header.split(",")) {
+      const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+      if (m) return m[1];
+    }
+  }
+  const next = body?._links?.next;
+  const href = Array.isArray(next) ? next[0]?.href : next?.href;
+  return typeof href === "string" && href !== "" ? href : null;
+}
+
+/**
+ * Every ticket of an event's offline list (`GET /scans/tickets` with a scan key of the event), asking `per_page` and
+ * following `next` links when the answers have them (one answer is one page otherwise).
+ */
+export async function offlineTickets(serviceUrl, scanKey, perPage = 1000) {
+  const tickets = [];
+  let url = `${serviceUrl}/scans/tickets?per_page=${perPage}`;
+  for (let pages = 0; url; pages++) {
+    if (pages > 10_000) throw new Error("the offline list has more than 10,000 pages: a next link that never ends?");
+    const res = await fetch(url, { headers: { "X-EVT-API-KEY": scanKey }, signal: AbortSignal.timeout(60_000) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`GET /scans/tickets answered ${res.status}: ${text.slice(0, 300)}`);
+    const body = JSON.parse(text);
+    tickets.push(...body.tickets);
+    url = nextLink(res.headers, body);
+  }
+  return tickets;
+}
+
 /** Pads cells into a plain-text table: positive widths pad on the right (text), negative ones on the left (figures). */
 export function textTable(columns, rows) {
   const line = (cells) =>
