@@ -141,6 +141,13 @@ async function setUp(ctx) {
     { event_id: bg.id, name: "Template Order", email: "template@example.org", tickets: [{ [bg.typeId]: 2 }] },
     201,
   );
+  // An event with `emails_needed`: its dashboard orders write their new-order email to the outbox, whose row size
+  // the capacity figures report (the seeded orders write none).
+  const mailed = await createEvent(service, "Growth emails", { emails_needed: true, email: { subject: "Your tickets", body: "" } });
+  const mailedType = await createType(service, mailed.id, { name: "Standard", price: 30 });
+  for (let i = 0; i < 5; i++) {
+    await service.admin("POST", "/admin/orders", { event_id: mailed.id, name: NAMES[i], email: `mailed${i}@example.org`, tickets: [{ [mailedType.id]: 2 }] }, 201);
+  }
   const bgKey = await service.admin("POST", `/admin/events/${bg.id}/scan-keys`, { level: 0, location: "Side door" }, 201);
   ctx.backgroundKey = bgKey.key;
   ctx.seeded = 0;
@@ -295,10 +302,15 @@ function seedOrders(ctx, target) {
   }
 }
 
-/** Bytes per row of the D1 tables that grow with sales (dbstat: the table's and its indexes' pages). */
-function capacity(stateDir) {
+/**
+ * Bytes per row of the D1 tables that grow with sales: dbstat (the table's and its indexes' pages over its rows), and
+ * the row's own content (the lengths of its values as text), which is what counts for a table of a few rows (a page
+ * is 4 kB). Also the event objects' storage (their SQLite files): the largest, the measured event's, per ticket.
+ */
+function capacity(stateDir, measured) {
   const file = d1File(stateDir);
   const db = new DatabaseSync(file, { readOnly: true });
+  const out = { file_bytes: statSync(file).size, tables: {} };
   try {
     const pages = new Map(
       db
@@ -307,17 +319,37 @@ function capacity(stateDir) {
         .map((r) => [r.name, r.bytes]),
     );
     const indexes = db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'").all();
-    const out = { file_bytes: statSync(file).size, tables: {} };
     for (const table of ["orders", "tickets", "scans", "emails", "webhook_deliveries", "idempotency_keys"]) {
-      const rows = db.prepare(`SELECT count(*) AS n FROM ${table}`).get().n;
+      const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all();
+      const content = columns.map((c) => `coalesce(length("${c.name}"), 0)`).join(" + ");
+      const { n: rows, content_bytes } = db.prepare(`SELECT count(*) AS n, avg(${content}) AS content_bytes FROM ${table}`).get();
       const own = pages.get(table) ?? 0;
       const idx = indexes.filter((i) => i.tbl_name === table).reduce((n, i) => n + (pages.get(i.name) ?? 0), 0);
-      out.tables[table] = { rows, table_bytes: own, index_bytes: idx, bytes_per_row: rows > 0 ? Math.round((own + idx) / rows) : null };
+      out.tables[table] = {
+        rows,
+        table_bytes: own,
+        index_bytes: idx,
+        bytes_per_row: rows > 0 ? Math.round((own + idx) / rows) : null,
+        content_bytes_per_row: rows > 0 ? Math.round(content_bytes) : null,
+      };
     }
-    return out;
   } finally {
     db.close();
   }
+  // The objects' SQLite files (with their write-ahead logs, read through SQLite): pages in use, not the file sizes.
+  const doDir = join(stateDir, "v3", "do", "ticketing-EventObject");
+  let largest = 0;
+  for (const f of readdirSync(doDir).filter((name) => /^[0-9a-f]+\.sqlite$/.test(name))) {
+    const objectDb = new DatabaseSync(join(doDir, f));
+    try {
+      const pragma = (name) => Object.values(objectDb.prepare(`PRAGMA ${name}`).get())[0];
+      largest = Math.max(largest, (pragma("page_count") - pragma("freelist_count")) * pragma("page_size"));
+    } finally {
+      objectDb.close();
+    }
+  }
+  out.event_object = { bytes: largest, tickets: measured.tickets, scans: measured.scans, bytes_per_ticket: Math.round(largest / measured.tickets) };
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -635,7 +667,7 @@ async function main() {
       );
     }
     await ctx.service.stop();
-    const cap = capacity(stateDir);
+    const cap = capacity(stateDir, { tickets: ctx.expectedTickets, scans: ctx.scanned.size });
     const summary = summarise(steps);
     const printed = growthTable(steps, summary);
     console.log(`\n${printed}\n`);
@@ -645,8 +677,9 @@ async function main() {
       `D1 after the last step: ${fmtBytes(cap.file_bytes)}; bytes per row with indexes: ` +
         Object.entries(cap.tables)
           .filter(([, t]) => t.rows > 0)
-          .map(([name, t]) => `${name} ${t.bytes_per_row} (${t.rows} rows)`)
-          .join(", "),
+          .map(([name, t]) => `${name} ${t.bytes_per_row} (${t.rows} rows; content ${t.content_bytes_per_row})`)
+          .join(", ") +
+        `; the measured event's object ${fmtBytes(cap.event_object.bytes)}, ${cap.event_object.bytes_per_ticket} bytes per ticket.`,
     );
     const others = otherCpuShare(cpuBefore, cpuSnapshot());
     if (others !== null && others > 0.1)
