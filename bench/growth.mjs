@@ -30,8 +30,10 @@
 // each round); a one-ticket dashboard order on the measured event. `GET /health` is timed too, as the floor: every request pays it.
 //
 // Target (issue 21): from the first step to the last, no call's p50 more than 2x slower (the offline list: its pages'
-// p50), and no single answer over 1 MB (1,000,000 bytes). Reported met or missed per call, never failed: the run
-// fails only when an answer is wrong. Prints a table, writes bench/growth.json.
+// p50), and no single answer over 1 MB (1,000,000 bytes). The machine is shared, so a step measured while other
+// processes run reads slow for every call alike: the growth judged is the call's p50 over /health's p50 of the same
+// step (the raw growth is printed beside it). Reported met or missed per call, never failed: the run fails only when
+// an answer is wrong. Prints a table, writes bench/growth.json.
 //
 // GROWTH_SCALE=0.1 npm run bench:growth scales every step down (a quick look; bench/growth.json is left alone);
 // GROWTH_KEEP=1 keeps the state dir (its D1 file for a look with sqlite) and prints where it is.
@@ -541,20 +543,27 @@ function fmtBytes(n) {
   return `${n} B`;
 }
 
+/**
+ * Per call: its p50 at each step, its growth from the first step to the last (raw), and the same over /health's p50
+ * of each step (the floor every request pays, measured in the same rounds): a busier machine slows /health as much as
+ * the call, so this growth is the call's own, and the target is judged on it.
+ */
 function summarise(steps) {
-  const first = steps[0];
-  const last = steps.at(-1);
+  const health = steps.map((s) => s.calls.health.p50_ms);
+  const grow = (p50s) => ({
+    growth_raw: Number((p50s.at(-1) / p50s[0]).toFixed(2)),
+    growth: Number((p50s.at(-1) / health.at(-1) / (p50s[0] / health[0])).toFixed(2)),
+  });
   const rows = CALLS.map((call) => {
     const p50s = steps.map((s) => s.calls[call.id].p50_ms);
-    const growth = p50s.at(-1) / p50s[0];
-    const maxBytes = Math.max(...steps.map((s) => s.calls[call.id].max_bytes));
+    const g = grow(p50s);
     return {
       id: call.id,
       label: call.label,
       p50_ms: p50s,
-      growth: Number(growth.toFixed(2)),
-      max_bytes: maxBytes,
-      ...(call.id === "health" ? {} : { met: growth <= MAX_GROWTH }),
+      ...g,
+      max_bytes: Math.max(...steps.map((s) => s.calls[call.id].max_bytes)),
+      ...(call.id === "health" ? {} : { met: g.growth <= MAX_GROWTH }),
       note: [
         call.id === "offline_list" ? `pages: ${steps.map((s) => s.list.pages).join(" / ")}` : "",
         steps.some((s) => s.calls[call.id].rounds < REPS) ? `rounds: ${steps.map((s) => s.calls[call.id].rounds).join(" / ")} (slow)` : "",
@@ -563,13 +572,14 @@ function summarise(steps) {
         .join("; "),
     };
   });
+  const wholeP50s = steps.map((s) => s.list.p50_ms);
   const whole = {
     id: "offline_list_whole",
     label: "GET /scans/tickets, every page",
-    p50_ms: steps.map((s) => s.list.p50_ms),
-    growth: Number((last.list.p50_ms / first.list.p50_ms).toFixed(2)),
+    p50_ms: wholeP50s,
+    ...grow(wholeP50s),
     max_bytes: Math.max(...steps.map((s) => s.list.bytes)),
-    note: "(no target: the list grows with the event)",
+    note: "no target: the list grows with the event",
   };
   const largest = steps.flatMap((s) => s.largest_answer.bytes).reduce((a, b) => Math.max(a, b), 0);
   return { rows, whole, largest, largestMet: largest <= MAX_ANSWER_BYTES };
@@ -578,16 +588,20 @@ function summarise(steps) {
 function growthTable(steps, summary) {
   const header = steps.map((s) => `${s.tickets / 1000}k/${s.orders / 1000}k`);
   const columns = [
-    ["call (p50 ms at tickets/orders)", 34, (r) => r.label],
-    ...header.map((h, i) => [h, -11, (r) => fmtMs(r.p50_ms[i])]),
-    ["growth", -7, (r) => `${r.growth.toFixed(1)}x`],
-    [" target", 15, (r) => (r.met === undefined ? "" : ` <=${MAX_GROWTH}x ${r.met ? "met" : "MISSED"}`)],
+    ["p50 ms at tickets/orders", 33, (r) => r.label],
+    ...header.map((h, i) => [h, -9, (r) => fmtMs(r.p50_ms[i])]),
+    ["raw", -6, (r) => `${r.growth_raw.toFixed(1)}x`],
+    ["growth", -7, (r) => (r.id === "health" ? "" : `${r.growth.toFixed(1)}x`)],
+    [" target", 14, (r) => (r.met === undefined ? "" : ` <=${MAX_GROWTH}x ${r.met ? "met" : "MISSED"}`)],
     ["largest", -9, (r) => fmtBytes(r.max_bytes)],
     [" note", 0, (r) => (r.note ? ` ${r.note}` : "")],
   ];
   const table = textTable(columns, [...summary.rows, summary.whole]);
+  const others = steps.map((s) => (s.others_cpu === null ? "?" : `${Math.round(s.others_cpu * 100)}%`)).join(" / ");
   const largestLine = `largest single answer: ${fmtBytes(summary.largest)} (${steps.at(-1).largest_answer.call}) <=1 MB ${summary.largestMet ? "met" : "MISSED"}`;
-  return `${table}\n${largestLine}`;
+  return `${table}
+${largestLine}
+other processes' share of the CPU while measuring each step: ${others}`;
 }
 
 async function main() {
@@ -672,7 +686,10 @@ async function main() {
     const printed = growthTable(steps, summary);
     console.log(`\n${printed}\n`);
     const missed = summary.rows.filter((r) => r.met === false).map((r) => r.id);
-    console.log(`Growth target (<= ${MAX_GROWTH}x from the first step to the last): ${missed.length === 0 ? "met by every call" : `missed by ${missed.join(", ")}`}.`);
+    console.log(
+      `raw: the last step's p50 over the first's; growth: the same over /health's p50 in each step (the floor), judged against the target ` +
+        `(<= ${MAX_GROWTH}x): ${missed.length === 0 ? "met by every call" : `missed by ${missed.join(", ")}`}.`,
+    );
     console.log(
       `D1 after the last step: ${fmtBytes(cap.file_bytes)}; bytes per row with indexes: ` +
         Object.entries(cap.tables)
