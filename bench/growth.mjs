@@ -59,8 +59,8 @@ const ORDER_SIZE = 100;
 const SCAN_SHARE = 0.1;
 /** Events the seeded orders are spread over (besides the measured one); seeded orders have 1 to 4 tickets. */
 const BACKGROUND_EVENTS = 20;
-const WARMUP_ROUNDS = 2;
-const REPS = 7;
+const WARMUP_ROUNDS = 3;
+const REPS = 9;
 const SLOW_MS = 1_000;
 const SLOW_REPS = 3;
 const LIST_PER_PAGE = 1000;
@@ -361,10 +361,15 @@ const CALLS = [
   {
     id: "health",
     label: "GET /health (the floor)",
+    // Three a round: the floor every other figure is divided by needs more samples than the calls themselves.
     run: async (ctx) => {
-      const r = await timed(ctx.service, { path: "/health" });
-      expect(r, 200, "GET /health");
-      return [r];
+      const rs = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await timed(ctx.service, { path: "/health" });
+        expect(r, 200, "GET /health");
+        rs.push(r);
+      }
+      return rs;
     },
   },
   {
