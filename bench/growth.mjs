@@ -404,7 +404,7 @@ const CALLS = [
         const body = expect(r, 200, "GET /scans/tickets");
         tickets += body.tickets.length;
         pages.push(r);
-        url = nextLink(r.headers, body);
+        url = nextLink(r.headers, body, url);
       }
       // Every valid ticket listed once: the event's `sold` (its dashboard orders' tickets); the object learns the last
       // round's dashboard order after its answer (deps.defer), so that one ticket may still be on its way.
@@ -458,10 +458,11 @@ const CALLS = [
       const email = seededEmail(Math.min(n, ctx.seeded - 1));
       const r = await timed(ctx.service, { path: `/admin/orders?search=${encodeURIComponent(email)}&per_page=10`, headers: adminHeaders(ctx.service) });
       const body = expect(r, 200, "GET /admin/orders?search=");
+      // A wrong answer fails the run, but the other calls are still measured (this call's figure then means little:
+      // seeded orders missing from a search index fill nothing it reads).
       if (!Array.isArray(body) || body.length !== 1 || body[0].email !== email) {
-        throw new Error(
-          `searching ${email} found ${Array.isArray(body) ? body.map((o) => o.email).join(", ") || "nothing" : r.text.slice(0, 200)} (seeded orders missing from the search?)`,
-        );
+        const found = Array.isArray(body) ? body.map((o) => o.email).join(", ") || "nothing" : r.text.slice(0, 200);
+        ctx.failures.add(`GET /admin/orders?search=: searching ${email} found ${found} (seeded orders missing from a search index?)`);
       }
       return [r];
     },
@@ -615,7 +616,7 @@ async function main() {
   const stateDir = join(root, "state");
   const signer = runSigner();
   const vars = { RATE_LIMITS: "off", ...signer.vars };
-  const ctx = { code: signer.code, deskOrders: 0, searches: 0 };
+  const ctx = { code: signer.code, deskOrders: 0, searches: 0, failures: new Set() };
   const start = (prepare) => startService({ persistTo: stateDir, vars, logLevel: "warn", startTimeoutMs: 60_000, prepare });
   const steps = [];
   const warnings = [];
@@ -707,6 +708,7 @@ async function main() {
     if (others !== null && others > 0.1)
       warnings.push(`other processes used ${Math.round(others * 100)} % of the machine's CPU during the run: the figures read high and noisy`);
     for (const w of warnings) console.warn(`Warning: ${w}`);
+    const failures = [...ctx.failures].slice(0, 10);
     const report = {
       date: new Date().toISOString(),
       machine: {
@@ -735,12 +737,17 @@ async function main() {
       d1_capacity: cap,
       table: printed.split("\n"),
       warnings,
+      failures,
       duration_s: Number(((Date.now() - started) / 1000).toFixed(1)),
     };
     if (SCALE === 1) {
       writeFileSync(join(ROOT, "bench", "growth.json"), `${JSON.stringify(report, null, 2)}\n`);
       console.log(`Wrote bench/growth.json (${report.duration_s} s in all).`);
     } else console.log(`GROWTH_SCALE=${SCALE}: bench/growth.json left as it was (${report.duration_s} s in all).`);
+    if (failures.length > 0) {
+      console.error(`\nFailed (wrong answers; the figures above were measured all the same):\n- ${failures.join("\n- ")}`);
+      process.exitCode = 1;
+    }
   } catch (err) {
     if (ctx.service) console.error(`wrangler dev's last output:\n${ctx.service.output(40)}`);
     throw err;

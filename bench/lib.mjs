@@ -129,18 +129,21 @@ export function sourceVersion() {
   return { commit: head.stdout.trim(), src_changed: git("status", "--porcelain", "--", "src").stdout.trim() !== "" };
 }
 
-/** The `next` page of a list answer: a `Link` header's rel="next", or `_links.next` ({href} or [{href}]); else null. */
-export function nextLink(headers, body) {
+/**
+ * The `next` page of a list answer: a `Link` header's rel="next", or `_links.next` ({href} or [{href}]), resolved
+ * against `base` (the URL that answered) when relative; else null.
+ */
+export function nextLink(headers, body, base) {
   const header = headers.get("link");
   if (header) {
     for (const part of header.split(",")) {
       const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
-      if (m) return m[1];
+      if (m) return new URL(m[1], base).toString();
     }
   }
   const next = body?._links?.next;
   const href = Array.isArray(next) ? next[0]?.href : next?.href;
-  return typeof href === "string" && href !== "" ? href : null;
+  return typeof href === "string" && href !== "" ? new URL(href, base).toString() : null;
 }
 
 /**
@@ -157,7 +160,7 @@ export async function offlineTickets(serviceUrl, scanKey, perPage = 1000) {
     if (res.status !== 200) throw new Error(`GET /scans/tickets answered ${res.status}: ${text.slice(0, 300)}`);
     const body = JSON.parse(text);
     tickets.push(...body.tickets);
-    url = nextLink(res.headers, body);
+    url = nextLink(res.headers, body, url);
   }
   return tickets;
 }
