@@ -36,13 +36,13 @@
 // undersold; a missed target is reported, not failed. To add a row: write `async function myRow(ctx)` that calls
 // `drive()` and answers its result (plus `note`), and list it in ALL_ROWS.
 import autocannon from "autocannon";
-import { spawnSync } from "node:child_process";
 import { generateKeyPairSync, sign as ed25519Sign } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDict, PDFDocument, PDFName, rgb, StandardFonts } from "pdf-lib";
 import { ROOT, startService } from "../scripts/local-service.mjs";
+import { cpuSnapshot, otherCpuShare, parse, percentile, sleep, sourceVersion } from "./lib.mjs";
 
 const CONNECTIONS = 10;
 const DURATION_S = 5;
@@ -83,12 +83,6 @@ const BUYERS = ["José María Ibáñez", "Małgorzata Kowalczyk", "Νίκος Κ
 
 function checkTime(what) {
   if (Date.now() > DEADLINE) throw new Error(`the bench ran out of its ${RUN_LIMIT_MS / 1000} s during ${what}`);
-}
-
-/** Nearest-rank percentile of already sorted samples. */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -169,14 +163,6 @@ function warmUp(ctx, spec) {
 
 const json = (body) => JSON.stringify(body);
 const JSON_TYPE = { "Content-Type": "application/json" };
-
-function parse(body) {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return null;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Seeding, through the admin API and the public personalisation route.
@@ -508,50 +494,6 @@ function table(rows) {
 }
 
 /**
- * CPU time (clock ticks) of the whole machine and of this process with its descendants (wrangler, workerd), from
- * /proc (Linux; null elsewhere): what other processes used while measuring tells whether the figures are fair.
- */
-function cpuSnapshot() {
-  if (!existsSync("/proc/stat")) return null;
-  try {
-    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
-    const idle = fields[3] + (fields[4] ?? 0);
-    const total = fields.reduce((a, b) => a + b, 0);
-    const procs = new Map();
-    for (const name of readdirSync("/proc")) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-        const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        procs.set(Number(name), { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) });
-      } catch {
-        // gone meanwhile
-      }
-    }
-    const ours = new Set([process.pid]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [pid, p] of procs)
-        if (!ours.has(pid) && ours.has(p.ppid)) {
-          ours.add(pid);
-          grew = true;
-        }
-    }
-    let oursTicks = 0;
-    for (const pid of ours) oursTicks += procs.get(pid)?.ticks ?? 0;
-    return { total, busy: total - idle, ours: oursTicks };
-  } catch {
-    return null;
-  }
-}
-
-/** The share of the machine's CPU that processes other than the bench's used between two snapshots. */
-function otherCpuShare(a, b) {
-  if (!a || !b || b.total <= a.total) return null;
-  return Math.max(0, (b.busy - a.busy - (b.ours - a.ours)) / (b.total - a.total));
-}
-
-/**
  * Waits (at most SETTLE_MAX_MS) until the service is idle: background work a row started (queue consumers, alarms,
  * deferred work) then counts against the row whose load caused it while it ran, and not against the next row.
  * Answers the milliseconds waited. Without /proc it waits a fixed second.
@@ -569,16 +511,6 @@ async function settle() {
     if (oursShare < 0.15) break;
   }
   return Date.now() - started;
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The commit measured, and whether src/ differs from it (uncommitted changes), when this is a git checkout. */
-function sourceVersion() {
-  const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8", timeout: 10_000 });
-  const head = git("rev-parse", "--short", "HEAD");
-  if (head.status !== 0) return null;
-  return { commit: head.stdout.trim(), src_changed: git("status", "--porcelain", "--", "src").stdout.trim() !== "" };
 }
 
 /** Files under src/ changed since `since` (wrangler dev reloads on them, which would spoil the figures). */
