@@ -10,8 +10,9 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // Test credentials: independent of .dev.vars, which a fresh clone does not have.
-          // An empty database of its own for tests that migrate old rows (test/migrations), beside the shared DB.
-          d1Databases: ["MIGRATION_TEST_DB"],
+          // Empty databases of their own for tests that migrate old rows (test/migrations), beside the shared DB: one
+          // per test file, since each stops at another migration.
+          d1Databases: ["MIGRATION_TEST_DB", "COUNTERS_MIGRATION_TEST_DB"],
           bindings: {
             TEST_MIGRATIONS: migrations,
             API_KEY: "test-api-key",

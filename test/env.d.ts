@@ -4,6 +4,8 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** An empty D1 database (vitest.config.ts) for tests that apply migrations to rows written before them. */
     MIGRATION_TEST_DB: D1Database;
+    /** Another (test/migrations/report-counters.test.ts), since each such test stops at its own migration. */
+    COUNTERS_MIGRATION_TEST_DB: D1Database;
   }
 }
 

@@ -442,6 +442,70 @@ export const scanReloads = sqliteTable(
   (t) => [primaryKey({ columns: [t.eventId, t.seq] })],
 );
 
+/*
+ * Report counters (issue 21): the sales and scan reports and an event's embedded totals read these instead of
+ * aggregating every order, ticket and scan. They are kept by the triggers of migration 0023, in the statement that
+ * changes the rows they count, so they are right whatever code path writes and however writes interleave. A row
+ * whose counts went back to 0 stays (reads skip it).
+ */
+
+/** Orders placed for an event, per payment status and whether they still await their customer's confirmation. */
+export const salesCounts = sqliteTable(
+  "sales_counts",
+  {
+    eventId: integer("event_id").notNull(),
+    paymentStatus: text("payment_status").notNull(),
+    awaitsConfirmation: integer("awaits_confirmation", { mode: "boolean" }).notNull(),
+    orders: integer("orders").notNull().default(0),
+    // Charged (the orders' total_cents) and their tickets (num_tickets).
+    cents: integer("cents").notNull().default(0),
+    tickets: integer("tickets").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.paymentStatus, t.awaitsConfirmation] })],
+);
+
+/** The lines of an event's orders per payment status and type name (as the line names it): units, orders, list price. */
+export const salesTypeCounts = sqliteTable(
+  "sales_type_counts",
+  {
+    eventId: integer("event_id").notNull(),
+    paymentStatus: text("payment_status").notNull(),
+    ticketType: text("ticket_type").notNull(),
+    sold: integer("sold").notNull().default(0),
+    orders: integer("orders").notNull().default(0),
+    cents: integer("cents").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.paymentStatus, t.ticketType] })],
+);
+
+/**
+ * Tickets valid at an event (theirs, of an order in a final status: db/order-status.ts) per type name as the ticket
+ * shows it, and how many of them have at least one scan there.
+ */
+export const ticketCounts = sqliteTable(
+  "ticket_counts",
+  {
+    eventId: integer("event_id").notNull(),
+    ticketType: text("ticket_type").notNull(),
+    valid: integer("valid").notNull().default(0),
+    scanned: integer("scanned").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.ticketType] })],
+);
+
+/** The scans of the tickets valid at an event, per type name as the ticket shows it, location and level. */
+export const scanCounts = sqliteTable(
+  "scan_counts",
+  {
+    eventId: integer("event_id").notNull(),
+    ticketType: text("ticket_type").notNull(),
+    location: text("location").notNull(),
+    level: integer("level").notNull(),
+    scans: integer("scans").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.ticketType, t.location, t.level] })],
+);
+
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {
