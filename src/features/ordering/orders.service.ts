@@ -1,4 +1,4 @@
-import { and, asc, count as countRows, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count as countRows, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { inIds, inScope, isUniqueViolation } from "../../db/client";
 import { events, orderClaims, orders, tickets } from "../../db/schema";
 import { conflict, invalidId, invalidParams } from "../../domain/errors";
@@ -71,9 +71,23 @@ export async function listOrders(deps: Deps, user: AuthUser, q: ListOrdersQuery)
   const where = and(...conditions.filter((c): c is SQL => c !== undefined));
   const column = { id: orders.id, event_id: orders.eventId, email: orders.emailKey }[q.orderby];
   const direction = q.order === "desc" ? desc : asc;
+  const order = [direction(column), direction(orders.id)];
   const { limit, offset } = pageWindow(q);
+  // The page's ids first, then its rows: the ids come from an index alone (orders_id, orders_event,
+  // orders_email_key), so a deep page skips index entries, not whole orders.
+  const page = deps.db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(where)
+    .orderBy(...order)
+    .limit(limit)
+    .offset(offset);
   const [rows, totals] = await deps.db.batch([
-    deps.db.select().from(orders).where(where).orderBy(direction(column), direction(orders.id)).limit(limit).offset(offset),
+    deps.db
+      .select()
+      .from(orders)
+      .where(inArray(orders.id, page))
+      .orderBy(...order),
     deps.db.select({ n: countRows() }).from(orders).where(where),
   ]);
   return { rows, total: totals[0]?.n ?? 0 };

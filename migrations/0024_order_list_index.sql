@@ -1,0 +1,1 @@
+CREATE INDEX `orders_id` ON `orders` (`id`);
