@@ -61,11 +61,23 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
   return { order: order!, event };
 }
 
+/**
+ * `search` (decisions.md 13): a case-insensitive substring of the email, on `email_key` (lowercased like the search).
+ * From 3 characters the trigram index of migration 0025 finds the orders holding it; a shorter search (or one with a
+ * NUL, which FTS5 cannot quote) has no trigram to look up and reads every order in scope.
+ */
+function emailContains(search: string): SQL {
+  const needle = search.toLowerCase();
+  if ([...needle].length < 3 || needle.includes("\u0000")) return sql`instr(${orders.emailKey}, ${needle}) > 0`;
+  const phrase = `"${needle.replaceAll('"', '""')}"`;
+  return sql`${orders.id} IN (SELECT rowid FROM orders_search WHERE orders_search MATCH ${phrase})`;
+}
+
 export async function listOrders(deps: Deps, user: AuthUser, q: ListOrdersQuery): Promise<{ rows: OrderRow[]; total: number }> {
   assertEventAccess(user, q.event_id ?? []);
   const conditions = [inScope(orders.eventId, eventScope(user))];
   if (q.event_id) conditions.push(inIds(orders.eventId, q.event_id));
-  if (q.search) conditions.push(sql`instr(${orders.emailKey}, ${q.search.toLowerCase()}) > 0`);
+  if (q.search) conditions.push(emailContains(q.search));
   if (q.include) conditions.push(inIds(orders.id, q.include));
   if (q.exclude) conditions.push(sql`NOT ${inIds(orders.id, q.exclude)}`);
   const where = and(...conditions.filter((c): c is SQL => c !== undefined));
