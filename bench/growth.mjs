@@ -326,11 +326,15 @@ function capacity(stateDir, measured) {
       const content = columns.map((c) => `coalesce(length("${c.name}"), 0)`).join(" + ");
       const { n: rows, content_bytes } = db.prepare(`SELECT count(*) AS n, avg(${content}) AS content_bytes FROM ${table}`).get();
       const own = pages.get(table) ?? 0;
-      const idx = indexes.filter((i) => i.tbl_name === table).reduce((n, i) => n + (pages.get(i.name) ?? 0), 0);
+      // An FTS5 index is tables of its own (orders_search_data, _idx, ...), not an index of sqlite_master's: counted
+      // with the table it indexes.
+      const search = [...pages].filter(([name]) => name.startsWith(`${table}_search`)).reduce((n, [, bytes]) => n + bytes, 0);
+      const idx = indexes.filter((i) => i.tbl_name === table).reduce((n, i) => n + (pages.get(i.name) ?? 0), 0) + search;
       out.tables[table] = {
         rows,
         table_bytes: own,
         index_bytes: idx,
+        search_index_bytes: search,
         bytes_per_row: rows > 0 ? Math.round((own + idx) / rows) : null,
         content_bytes_per_row: rows > 0 ? Math.round(content_bytes) : null,
       };
@@ -700,7 +704,10 @@ async function main() {
       `D1 after the last step: ${fmtBytes(cap.file_bytes)}; bytes per row with indexes: ` +
         Object.entries(cap.tables)
           .filter(([, t]) => t.rows > 0)
-          .map(([name, t]) => `${name} ${t.bytes_per_row} (${t.rows} rows; content ${t.content_bytes_per_row})`)
+          .map(
+            ([name, t]) =>
+              `${name} ${t.bytes_per_row} (${t.rows} rows; content ${t.content_bytes_per_row}${t.search_index_bytes > 0 ? `; search index ${Math.round(t.search_index_bytes / t.rows)}` : ""})`,
+          )
           .join(", ") +
         `; the measured event's object ${fmtBytes(cap.event_object.bytes)}, ${cap.event_object.bytes_per_ticket} bytes per ticket.`,
     );
