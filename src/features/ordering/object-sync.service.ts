@@ -2,6 +2,7 @@ import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { insertIf } from "../../db/client";
 import { isFinalOrder, LIVE_STATUSES } from "../../db/order-status";
 import { events, objectSyncs, orders, tickets } from "../../db/schema";
+import { coalescer } from "../../lib/coalescer";
 import { log } from "../../lib/log";
 import type { Deps } from "../../platform/deps";
 import { objectTicketOf } from "./stock.service";
@@ -37,10 +38,27 @@ export function syncIntents(deps: Deps, uid: string, eventIds: readonly number[]
   );
 }
 
+function deleteIntents({ db }: Deps, intents: readonly (readonly [uid: string, eventId: number, token: string])[]) {
+  return db
+    .delete(objectSyncs)
+    .where(
+      sql`(${objectSyncs.uid}, ${objectSyncs.eventId}, ${objectSyncs.token}) IN (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(${JSON.stringify(intents)}))`,
+    );
+}
+
 /** After the call reached the object: its change's intent is done (a newer change's intent stays). */
 export async function clearIntent(deps: Deps, uid: string, eventId: number, token: string): Promise<void> {
-  await deps.db.delete(objectSyncs).where(and(eq(objectSyncs.uid, uid), eq(objectSyncs.eventId, eventId), eq(objectSyncs.token, token)));
+  await deleteIntents(deps, [[uid, eventId, token]]);
 }
+
+/**
+ * The same after an order's answer, on the hot path: the intents of calls that end together are cleared by one
+ * statement (a box office selling, an on-sale surge), not one each. Only a caller starting the statement waits for
+ * it; one lost (a failed statement, the isolate gone) is left to the reconciler, which re-drives it harmlessly.
+ */
+export const clearIntentTogether = coalescer<Deps, [uid: string, eventId: number, token: string]>(async (deps, intents) => {
+  await deleteIntents(deps, intents);
+});
 
 /**
  * After the batch that ended an order: its objects give its units back and forget its tickets, each then clearing

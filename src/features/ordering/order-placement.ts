@@ -10,7 +10,7 @@ import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal } from "./order-eligibility";
 import { insertTicketRows } from "../tickets/ticket-rows";
 import { seatText, type Seat } from "../../domain/seat-plan";
-import { clearIntent, syncIntents, WAIT } from "./object-sync.service";
+import { clearIntentTogether, syncIntents, WAIT } from "./object-sync.service";
 import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
 import type { TicketSeed } from "../../domain/order-rules";
 import { orderTopicStatements } from "./order-topics";
@@ -84,7 +84,7 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; se
         finalEventIds(order.deductions, seeds).map(async (eventId) => {
           const here = seeds.filter((s) => s.eventId === eventId).map(objectTicket);
           await deps.eventObjects.get(eventId).confirmWithTickets(order.uid, here, info);
-          await clearIntent(deps, order.uid, eventId, order.finalizeToken);
+          await clearIntentTogether(deps, [order.uid, eventId, order.finalizeToken]);
         }),
       ),
     );
@@ -236,7 +236,7 @@ export async function placeOrders(
         Promise.all(
           stockEventIds(order.deductions).map(async (eventId) => {
             await deps.eventObjects.get(eventId).confirm(order.uid, info, deadline === null ? null : deadline * 1000);
-            await clearIntent(deps, order.uid, eventId, WAIT);
+            await clearIntentTogether(deps, [order.uid, eventId, WAIT]);
           }),
         ),
       );

@@ -92,6 +92,22 @@ describe("object sync intents", () => {
     expect(await intentsOf(placed.uid)).toEqual([]);
   });
 
+  it("orders placed at once have their intents cleared together, each once its own call reached the object", async () => {
+    const { event, type } = await setup();
+    const placed = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        expectJson(call("POST", "/admin/orders", { body: { event_id: event.id, name: "Ann", email: `ann${i}@example.com`, tickets: [{ [type.id]: 1 }] } }), 201),
+      ),
+    );
+    const left = () => db.select().from(objectSyncs).where(eq(objectSyncs.eventId, event.id));
+    for (let i = 0; i < 100 && (await left()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await left()).toEqual([]);
+    const learned = await objectTickets(event.id);
+    const ids = await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.eventId, event.id));
+    expect(ids).toHaveLength(placed.length);
+    expect(learned).toEqual(expect.arrayContaining(ids.map((t) => t.id)));
+  });
+
   it("the door admits a ticket its object never learned: it catches up from D1 for that order, then decides", async () => {
     const { event, type, gate } = await setup({ price: 10 });
     const { ticketIds } = await lostPaidOrder(event.id, type.id, 1);
