@@ -54,8 +54,7 @@ export interface WallClock {
   second: number;
 }
 
-/** The wall clock in `timeZone` at the instant `epochMs`. */
-export function wallClockAt(epochMs: number, timeZone: string): WallClock {
+function formattedWallClock(epochMs: number, timeZone: string): WallClock {
   const parts: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(epochMs))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value);
@@ -67,6 +66,37 @@ export function wallClockAt(epochMs: number, timeZone: string): WallClock {
     hour: parts.hour! % 24,
     minute: parts.minute!,
     second: parts.second!,
+  };
+}
+
+const QUARTER_HOUR_MS = 15 * 60_000;
+/** Per zone, its offset from UTC during the last quarter hour asked about. */
+const offsets = new Map<string, { quarter: number; offsetMs: number }>();
+
+/**
+ * The wall clock in `timeZone` at the instant `epochMs`. Every zone's offset changes on a quarter hour (Chatham's
+ * 2:45 is the oddest), so within one quarter hour the offset Intl gave for one instant holds for all: a door's
+ * scans (each answer shows its time in the event's zone) format once a quarter hour instead of once a scan.
+ */
+export function wallClockAt(epochMs: number, timeZone: string): WallClock {
+  const quarter = Math.floor(epochMs / QUARTER_HOUR_MS);
+  let known = offsets.get(timeZone);
+  if (known?.quarter !== quarter) {
+    const w = formattedWallClock(epochMs, timeZone);
+    const asUtc = new Date(0);
+    asUtc.setUTCFullYear(w.year, w.month - 1, w.day);
+    asUtc.setUTCHours(w.hour, w.minute, w.second);
+    known = { quarter, offsetMs: asUtc.getTime() - Math.floor(epochMs / 1000) * 1000 };
+    offsets.set(timeZone, known);
+  }
+  const wall = new Date(epochMs + known.offsetMs);
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NEVER, formatDateTime, formatOptionalDateTime, isValidTimeZone, isWireDateTime, parseDateTime, parseWallClock } from "../../src/lib/time";
+import { NEVER, formatDateTime, formatOptionalDateTime, isValidTimeZone, isWireDateTime, parseDateTime, parseWallClock, wallClockAt } from "../../src/lib/time";
 
 /** Epoch seconds of a UTC calendar time (month 1-12). */
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
@@ -241,5 +241,45 @@ describe("isValidTimeZone", () => {
     expect(isValidTimeZone("Europe/Lisbon")).toBe(true);
     expect(isValidTimeZone("Europe/Nowhere")).toBe(false);
     expect(isValidTimeZone("Europe/Nowhere")).toBe(false);
+  });
+});
+
+describe("wallClockAt", () => {
+  const reference = (epochMs: number, timeZone: string) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat("en-US", {
+        timeZone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        second: "numeric",
+      })
+        .formatToParts(new Date(epochMs))
+        .filter((p) => p.type !== "literal")
+        .map((p) => [p.type, Number(p.value)]),
+    );
+    return { year: parts.year, month: parts.month, day: parts.day, hour: (parts.hour ?? 0) % 24, minute: parts.minute, second: parts.second };
+  };
+  // Zones with transitions of an hour, of half an hour (Lord Howe) and at 2:45 (Chatham), none, and UTC.
+  const zones = ["Europe/Amsterdam", "America/New_York", "Australia/Lord_Howe", "Pacific/Chatham", "Asia/Kolkata", "America/St_Johns", "UTC"];
+
+  it("agrees with Intl at every 7 minutes and 13.5 seconds around the year's transitions, in order and out of it", () => {
+    const instants: number[] = [];
+    for (const start of [Date.UTC(2026, 2, 27), Date.UTC(2026, 3, 3), Date.UTC(2026, 8, 25), Date.UTC(2026, 9, 23), Date.UTC(2026, 10, 1)]) {
+      for (let t = start; t < start + 3 * 86_400_000; t += 433_500) instants.push(t + 999);
+    }
+    const shuffled = [...instants].sort((a, b) => ((a * 7919) % 1009) - ((b * 7919) % 1009));
+    for (const timeZone of zones) {
+      for (const t of [...instants, ...shuffled]) expect(wallClockAt(t, timeZone), `${timeZone} ${new Date(t).toISOString()}`).toEqual(reference(t, timeZone));
+    }
+  });
+
+  it("agrees with Intl for instants long ago and far ahead", () => {
+    for (const t of [Date.UTC(1970, 0, 1), Date.UTC(1999, 11, 31, 23, 59, 59), Date.UTC(2100, 5, 1, 12), -86_400_000 * 365]) {
+      for (const timeZone of zones) expect(wallClockAt(t, timeZone)).toEqual(reference(t, timeZone));
+    }
   });
 });
