@@ -3,7 +3,7 @@ import { requireApiKey, requireUser } from "./features/users/auth.middleware";
 import { API_BASE, ConfigError } from "./config";
 import type { AppEnv } from "./http/context";
 import { internalError, noRoute } from "./domain/errors";
-import { renderError, toApiError } from "./http/errors";
+import { isOverloaded, renderError, toApiError } from "./http/errors";
 import { shopFrontCors } from "./http/ordering-key";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
@@ -90,8 +90,9 @@ export function buildApp() {
   app.notFound(() => renderError(noRoute()));
   app.onError((err, c) => {
     const apiError = toApiError(err);
-    if (apiError) return renderError(apiError);
     const requestId = c.get("requestId");
+    if (isOverloaded(err)) log("warn", "event object overloaded: answered 503", { request_id: requestId, route: c.req.routePath });
+    if (apiError) return renderError(apiError);
     if (err instanceof ConfigError) {
       log("error", "invalid configuration", { request_id: requestId, settings: err.settings });
     } else {

@@ -100,6 +100,10 @@ function buildApp() {
   app.get("/throw/unexpected", () => {
     throw new Error("database exploded at line 42");
   });
+  app.get("/throw/overloaded", () => {
+    // What a Durable Object stub throws when the object cannot keep up (Cloudflare's error handling guide).
+    throw Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
+  });
   app.get("/throw/unauthorised", () => {
     throw notLoggedIn();
   });
@@ -226,6 +230,21 @@ describe("errors module", () => {
     expect(toApiError(new HTTPException(413))?.message).toBe("The request could not be processed.");
     expect(toApiError(new HTTPException(415))?.code).toBe("rest_unsupported_media_type");
     expect(toApiError(new HTTPException(429))?.code).toBe("rest_too_many_requests");
+  });
+
+  it("an overloaded event object is a 503 with a jittered Retry-After of 1 to 5 seconds, not a bare 500", async () => {
+    const waits = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const { res, body } = await call("/throw/overloaded");
+      expect(res.status).toBe(503);
+      expect(body).toEqual({ code: "rest_overloaded", message: expect.stringContaining("try again"), data: { status: 503 } });
+      const wait = res.headers.get("Retry-After")!;
+      expect(Number(wait)).toBeGreaterThanOrEqual(1);
+      expect(Number(wait)).toBeLessThanOrEqual(5);
+      waits.add(wait);
+    }
+    expect(waits.size).toBeGreaterThan(1);
+    expect(toApiError(Object.assign(new Error("x"), { overloaded: false }))).toBeNull();
   });
 
   it("toApiError gives null for anything it cannot map", () => {
