@@ -42,7 +42,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDict, PDFDocument, PDFName, rgb, StandardFonts } from "pdf-lib";
 import { ROOT, startService } from "../scripts/local-service.mjs";
-import { cpuSnapshot, otherCpuShare, parse, percentile, sleep, sourceVersion } from "./lib.mjs";
+import { cpuSnapshot, otherCpuShare, parse, percentile, settle, sourceVersion } from "./lib.mjs";
 
 const CONNECTIONS = 10;
 const DURATION_S = 5;
@@ -493,26 +493,6 @@ function table(rows) {
   return [line(columns.map(([name]) => name)), ...rows.map((r) => line(columns.map(([, , cell]) => cell(r))))].join("\n");
 }
 
-/**
- * Waits (at most SETTLE_MAX_MS) until the service is idle: background work a row started (queue consumers, alarms,
- * deferred work) then counts against the row whose load caused it while it ran, and not against the next row.
- * Answers the milliseconds waited. Without /proc it waits a fixed second.
- */
-async function settle() {
-  const started = Date.now();
-  let before = cpuSnapshot();
-  if (!before) return sleep(1_000).then(() => 1_000);
-  while (Date.now() - started < SETTLE_MAX_MS) {
-    await sleep(250);
-    const now = cpuSnapshot();
-    // Our processes (this one, wrangler, workerd) used less than 15 % of one core over the last quarter second.
-    const oursShare = ((now.ours - before.ours) / (now.total - before.total)) * cpus().length;
-    before = now;
-    if (oursShare < 0.15) break;
-  }
-  return Date.now() - started;
-}
-
 /** Files under src/ changed since `since` (wrangler dev reloads on them, which would spoil the figures). */
 function srcChangedSince(since) {
   const changed = [];
@@ -573,7 +553,8 @@ async function main() {
     const measured = [];
     for (const row of ROWS) {
       checkTime(row.label);
-      const settled = await settle();
+      // Background work a row started (queue consumers, alarms, deferred work) counts against that row, not the next.
+      const settled = await settle(SETTLE_MAX_MS);
       const r = await row.run(ctx);
       measured.push({ ...row, ...r, settled_ms: settled });
       console.log(`  ${row.label}: ${r.rps.toFixed(1)} req/s (after ${settled} ms waiting for the service to go idle)`);
