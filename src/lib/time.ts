@@ -70,26 +70,29 @@ function formattedWallClock(epochMs: number, timeZone: string): WallClock {
 }
 
 const QUARTER_HOUR_MS = 15 * 60_000;
-/** Per zone, its offset from UTC during the last quarter hour asked about. */
-const offsets = new Map<string, { quarter: number; offsetMs: number }>();
+/** Offsets from UTC by zone and quarter hour; a few hundred cover every date a busy isolate shows. */
+const offsets = new Map<string, number>();
+const MAX_OFFSETS = 256;
 
 /**
  * The wall clock in `timeZone` at the instant `epochMs`. Every zone's offset changes on a quarter hour (Chatham's
  * 2:45 is the oddest), so within one quarter hour the offset Intl gave for one instant holds for all: a door's
- * scans (each answer shows its time in the event's zone) format once a quarter hour instead of once a scan.
+ * scans (each answer shows its time in the event's zone) format once a quarter hour instead of once a scan. Kept
+ * per quarter, not only the last one asked about: an order's view shows both its own time and its event's date.
  */
 export function wallClockAt(epochMs: number, timeZone: string): WallClock {
-  const quarter = Math.floor(epochMs / QUARTER_HOUR_MS);
-  let known = offsets.get(timeZone);
-  if (known?.quarter !== quarter) {
+  const key = `${Math.floor(epochMs / QUARTER_HOUR_MS)} ${timeZone}`;
+  let offsetMs = offsets.get(key);
+  if (offsetMs === undefined) {
     const w = formattedWallClock(epochMs, timeZone);
     const asUtc = new Date(0);
     asUtc.setUTCFullYear(w.year, w.month - 1, w.day);
     asUtc.setUTCHours(w.hour, w.minute, w.second);
-    known = { quarter, offsetMs: asUtc.getTime() - Math.floor(epochMs / 1000) * 1000 };
-    offsets.set(timeZone, known);
+    offsetMs = asUtc.getTime() - Math.floor(epochMs / 1000) * 1000;
+    if (offsets.size >= MAX_OFFSETS) offsets.delete(offsets.keys().next().value!);
+    offsets.set(key, offsetMs);
   }
-  const wall = new Date(epochMs + known.offsetMs);
+  const wall = new Date(epochMs + offsetMs);
   return {
     year: wall.getUTCFullYear(),
     month: wall.getUTCMonth() + 1,
