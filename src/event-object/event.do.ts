@@ -16,6 +16,14 @@ import type { ListQuery } from "../domain/offline-list";
  */
 export const HOLD_MS = 90_000;
 
+/**
+ * A final order's hold is looked up in D1 this long after it is made, when its batch has usually landed (the Worker
+ * writes right after the hold), and again every LEARN_AGAIN_MS while D1 does not hold it yet, until its deadline.
+ * Holds made together are looked up together: one D1 read (and one clear of their intents) for the lot.
+ */
+const LEARN_AFTER_MS = 250;
+const LEARN_AGAIN_MS = 1_000;
+
 /** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
 const EXPIRY_RETRY_MS = 60_000;
 
@@ -68,6 +76,11 @@ export class EventObject extends DurableObject<Env> {
   private cachedConfig: EventConfig | null | undefined;
   /** An alarm at or before the next scan flush is known to be set (forgotten when the object restarts). */
   private flushArmed = false;
+  /**
+   * Final holds are looked up no sooner than this (epoch ms): each alarm run moves it a quarter second on, so a busy
+   * sale's holds go to D1 in batches, not one lookup per order, whoever sets the alarm next.
+   */
+  private nextLearnRun = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -121,7 +134,9 @@ export class EventObject extends DurableObject<Env> {
   async reserve(request: ledger.ReservationRequest, minVersion: number): Promise<ledger.ReserveResult> {
     const config = this.config();
     if (!config || config.version < minVersion) return { ok: false, failure: { kind: "stale" } };
-    const result = this.ctx.storage.transactionSync(() => ledger.reserve(this.sql, config, request, Date.now() + HOLD_MS));
+    const now = Date.now();
+    const learnAt = request.final ? now + LEARN_AFTER_MS : null;
+    const result = this.ctx.storage.transactionSync(() => ledger.reserve(this.sql, config, request, now + HOLD_MS, learnAt));
     if (result.ok) await this.scheduleAlarm();
     return result;
   }
@@ -258,13 +273,16 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /**
-   * The event's clock. Holds past their deadline are taken when their order reached D1 and is live, released
-   * otherwise. Open orders past their payment deadline are handed to the Worker (`order.expire`), which decides
-   * in D1 and releases; the deadline moves a minute on, so a lost message is sent again.
+   * The event's clock. Final orders' holds are looked up in D1 soon after they are made, holds past their deadline
+   * too: a hold whose order D1 holds live is taken, one whose order is no longer live (or that is past its deadline
+   * with no order at all) is released, and a final order's hold not yet in D1 is looked up again later. Open orders
+   * past their payment deadline are handed to the Worker (`order.expire`), which decides in D1 and releases; the
+   * deadline moves a minute on, so a lost message is sent again.
    */
   override async alarm(): Promise<void> {
     await this.sendScans();
     const now = Date.now();
+    this.nextLearnRun = now + LEARN_AFTER_MS;
     const due = ledger.dueTakes(this.sql, now);
     if (due.length > 0) {
       const eventId = this.config()?.eventId;
@@ -273,25 +291,21 @@ export class EventObject extends DurableObject<Env> {
         for (const uid of due) ledger.postpone(this.sql, uid, now + EXPIRY_RETRY_MS);
       });
     }
-    const uids = ledger.expiredHolds(this.sql, now);
+    const expired = new Set(ledger.expiredHolds(this.sql, now));
+    const learnable = ledger.holdsToLearn(this.sql, now);
+    const uids = [...new Set([...expired, ...learnable])];
     if (uids.length > 0) {
-      const { results } = await this.env.DB.prepare(
-        `SELECT o.id, o.uid, o.payment_status, o.name, o.email, o.expires_at, o.awaits_confirmation, o.created_at,
-                e.confirmation_timeout
-         FROM orders AS o LEFT JOIN events AS e ON e.id = o.event_id
-         WHERE o.uid IN (SELECT value FROM json_each(?))`,
-      )
-        .bind(JSON.stringify(uids))
-        .all<LiveOrder>();
-      const orders = new Map(results.map((r) => [r.uid, r]));
+      const orders = await this.ordersInD1(uids, learnable);
       this.ctx.storage.transactionSync(() => {
         for (const uid of uids) {
           const order = orders.get(uid);
-          // Live statuses keep their units; any other status (or no order at all) gives them back.
+          // Live statuses keep their units; any other status (or no order by the deadline) gives them back.
           if (order && (LIVE_STATUSES as readonly string[]).includes(order.payment_status)) {
             ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email }, takeDeadline(order));
-          } else {
+          } else if (order || expired.has(uid)) {
             ledger.release(this.sql, uid);
+          } else {
+            ledger.learnLater(this.sql, uid, now + LEARN_AGAIN_MS);
           }
         }
       });
@@ -299,11 +313,45 @@ export class EventObject extends DurableObject<Env> {
     await this.scheduleAlarm();
   }
 
+  /**
+   * The orders of these holds as D1 has them now, in one batch that also clears the object-sync intents of the
+   * final orders among `learnable` (held here with exactly their tickets), which the take that follows fulfils: the
+   * Worker recorded them in the order's batch (issue 18) and no longer calls after its answer for these. Cleared
+   * before the take is stored is safe: the hold stays until taken, and the next alarm looks it up again.
+   */
+  private async ordersInD1(uids: readonly string[], learnable: readonly string[]): Promise<Map<string, LiveOrder>> {
+    const db = this.env.DB;
+    const lookup = db
+      .prepare(
+        `SELECT o.id, o.uid, o.payment_status, o.name, o.email, o.expires_at, o.awaits_confirmation, o.created_at,
+                e.confirmation_timeout
+         FROM orders AS o LEFT JOIN events AS e ON e.id = o.event_id
+         WHERE o.uid IN (SELECT value FROM json_each(?))`,
+      )
+      .bind(JSON.stringify(uids));
+    const eventId = this.config()?.eventId;
+    const clear =
+      learnable.length > 0 && eventId !== undefined
+        ? [
+            db
+              .prepare(
+                `DELETE FROM object_syncs WHERE event_id = ? AND uid IN (SELECT value FROM json_each(?))
+                   AND token = (SELECT o.finalize_token FROM orders AS o WHERE o.uid = object_syncs.uid AND o.finalize_token <> ''
+                                AND o.payment_status IN (SELECT value FROM json_each(?)))`,
+              )
+              .bind(eventId, JSON.stringify(learnable), JSON.stringify(LIVE_STATUSES)),
+          ]
+        : [];
+    const [found] = await db.batch<LiveOrder>([lookup, ...clear]);
+    return new Map(found!.results.map((r) => [r.uid, r]));
+  }
+
   private async scheduleAlarm(): Promise<void> {
-    const deadline = ledger.nextDeadline(this.sql);
-    const flush = outbox.nextSendAt(this.sql, Date.now());
-    const next = deadline === null ? flush : flush === null ? deadline : Math.min(deadline, flush);
-    if (next === null) return;
+    const learnAt = ledger.nextLearnAt(this.sql);
+    const due = [ledger.nextDeadline(this.sql), outbox.nextSendAt(this.sql, Date.now()), learnAt === null ? null : Math.max(learnAt, this.nextLearnRun)];
+    const times = due.filter((t) => t !== null);
+    if (times.length === 0) return;
+    const next = Math.min(...times);
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }

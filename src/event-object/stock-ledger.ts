@@ -20,6 +20,11 @@ export interface ReservationRequest {
   tickets: ObjectTicket[];
   /** Seats wanted from this event's seat plan (seated events, or the event whose plan they share). */
   seats?: number;
+  /**
+   * The order is written final with exactly these tickets: the object looks it up in D1 by itself soon after
+   * (`learn_at`) and takes it, so the Worker need not call again after its answer.
+   */
+  final?: boolean;
 }
 
 /** A ticket valid at this event: its type (id, for scan keys' filters) and the type text it shows (with seat). */
@@ -65,6 +70,13 @@ export function createLedgerTables(sql: SqlStorage): void {
     .toArray()
     .map((c) => c.name);
   if (!columns.includes("type_id")) sql.exec(`ALTER TABLE tickets ADD COLUMN type_id TEXT NOT NULL DEFAULT ''`);
+  // Also added later: when a final order's hold is next looked up in D1 (null for every other reservation).
+  const reservationColumns = sql
+    .exec<{ name: string }>(`PRAGMA table_info(reservations)`)
+    .toArray()
+    .map((c) => c.name);
+  if (!reservationColumns.includes("learn_at")) sql.exec(`ALTER TABLE reservations ADD COLUMN learn_at INTEGER`);
+  sql.exec(`CREATE INDEX IF NOT EXISTS reservations_learn_at ON reservations (learn_at) WHERE learn_at IS NOT NULL`);
   sql.exec(`CREATE TABLE IF NOT EXISTS seats (seat INTEGER PRIMARY KEY, uid TEXT NOT NULL)`);
   sql.exec(`CREATE INDEX IF NOT EXISTS seats_uid ON seats (uid)`);
 }
@@ -126,7 +138,7 @@ function getReservation(sql: SqlStorage, uid: string): ReservationRecord | null 
  * in the request's order, then the event, then the seats). A uid already holding here is answered as success with
  * the seats it holds: the request was retried.
  */
-export function reserve(sql: SqlStorage, config: EventConfig, request: ReservationRequest, deadline: number): ReserveResult {
+export function reserve(sql: SqlStorage, config: EventConfig, request: ReservationRequest, deadline: number, learnAt: number | null = null): ReserveResult {
   if (getReservation(sql, request.uid)) return { ok: true, seats: seatsOf(sql, config, request.uid) };
   const types = new Map(config.ticketTypes.map((t) => [t.id, t]));
   for (const [typeId, units] of Object.entries(request.typeUnits)) {
@@ -145,11 +157,12 @@ export function reserve(sql: SqlStorage, config: EventConfig, request: Reservati
   const seats = wanted > 0 ? freeSeats(sql, config, wanted) : [];
   if (seats.length < wanted) return { ok: false, failure: { kind: "seats" } };
   sql.exec(
-    `INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, ?, ?, 'held', ?)`,
+    `INSERT INTO reservations (uid, type_units, event_units, state, deadline, learn_at) VALUES (?, ?, ?, 'held', ?, ?)`,
     request.uid,
     JSON.stringify(request.typeUnits),
     request.eventUnits,
     deadline,
+    learnAt,
   );
   for (const [typeId, units] of Object.entries(request.typeUnits)) addTotal(sql, typeTotal(typeId), units);
   addTotal(sql, EVENT_TOTAL, request.eventUnits);
@@ -196,7 +209,7 @@ export interface OrderInfo {
  */
 export function take(sql: SqlStorage, uid: string, info: OrderInfo, deadline: number | null = null): boolean {
   if (!getReservation(sql, uid)) return false;
-  sql.exec(`UPDATE reservations SET state = 'taken', deadline = ? WHERE uid = ?`, deadline, uid);
+  sql.exec(`UPDATE reservations SET state = 'taken', deadline = ?, learn_at = NULL WHERE uid = ?`, deadline, uid);
   sql.exec(`UPDATE tickets SET order_id = ?, name = ?, email = ? WHERE uid = ?`, info.orderId, info.name, info.email, uid);
   return true;
 }
@@ -207,6 +220,19 @@ export function expiredHolds(sql: SqlStorage, now: number): string[] {
     .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'held' AND deadline <= ? ORDER BY deadline`, now)
     .toArray()
     .map((r) => r.uid);
+}
+
+/** Holds of final orders due to be looked up in D1, soonest first. */
+export function holdsToLearn(sql: SqlStorage, now: number): string[] {
+  return sql
+    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'held' AND learn_at <= ? ORDER BY learn_at`, now)
+    .toArray()
+    .map((r) => r.uid);
+}
+
+/** A final order's hold whose order D1 did not hold yet (its batch still on its way): looked up again at `at`. */
+export function learnLater(sql: SqlStorage, uid: string, at: number): void {
+  sql.exec(`UPDATE reservations SET learn_at = ? WHERE uid = ?`, at, uid);
 }
 
 /** Takes whose deadline has passed (open orders whose payment time is up), oldest first. */
@@ -224,6 +250,11 @@ export function postpone(sql: SqlStorage, uid: string, deadline: number): void {
 
 export function nextDeadline(sql: SqlStorage): number | null {
   return sql.exec<{ d: number | null }>(`SELECT min(deadline) AS d FROM reservations WHERE deadline IS NOT NULL`).toArray()[0]?.d ?? null;
+}
+
+/** When a final order's hold is next due to be looked up in D1. */
+export function nextLearnAt(sql: SqlStorage): number | null {
+  return sql.exec<{ t: number | null }>(`SELECT min(learn_at) AS t FROM reservations WHERE learn_at IS NOT NULL`).toArray()[0]?.t ?? null;
 }
 
 /**

@@ -11,7 +11,7 @@ import { alreadyOrdered, capRefusal } from "./order-eligibility";
 import { insertTicketRows } from "../tickets/ticket-rows";
 import { seatText, type Seat } from "../../domain/seat-plan";
 import { clearIntentTogether, syncIntents, WAIT } from "./object-sync.service";
-import { holdStock, objectTicket, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
+import { holdStock, objectsLearnOnTheirOwn, objectTicket, releaseStock, soldUpdates, stockEventIds } from "./stock.service";
 import type { TicketSeed } from "../../domain/order-rules";
 import { orderTopicStatements } from "./order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
@@ -73,8 +73,8 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
 }
 
 /**
- * After a batch that made orders final: the objects take their units and learn their tickets, each then clearing
- * the intent the batch recorded (a lost call leaves it to the reconciler); emails go.
+ * After a batch that made orders final: the objects of `finals` take their units and learn their tickets, each then
+ * clearing the intent the batch recorded (a lost call leaves it to the reconciler); emails go.
  */
 export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; seeds: readonly TicketSeed[] }[], emailIds: readonly number[]): void {
   for (const { order, seeds } of finals) {
@@ -92,12 +92,6 @@ export function announceFinal(deps: Deps, finals: readonly { order: OrderRow; se
   deps.defer(() => enqueueEmails(deps, emailIds));
 }
 
-/**
- * Places drafted orders (one per event; several for a group's dates) as one: stock is held for each in turn (a
- * refusal releases what was held), then every order is written in one D1 batch, final ones with their tickets,
- * `sold` and email. The objects learn the orders' ids after the answer; an open order's take keeps its payment
- * deadline, at which the object asks for it to be expired.
- */
 export interface PlacementOptions {
   /** Claims of who-may-order rules per order uid, written in the batch (where their index and trigger decide). */
   claims?: ReadonlyMap<string, readonly ClaimRow[]>;
@@ -117,6 +111,13 @@ function seated(d: OrderDraft, seats: readonly Seat[]): SeatedDraft {
   return { ...d, seeds: withSeats(d.seeds, d.event.id, labels), seats: { planEventId, indexes: seats.map((s) => s.index), labels } };
 }
 
+/**
+ * Places drafted orders (one per event; several for a group's dates) as one: stock is held for each in turn (a
+ * refusal releases what was held), then every order is written in one D1 batch, final ones with their tickets,
+ * `sold` and email. A final order's objects take it from D1 on their own, soon after, when its holds carry its
+ * tickets (marked final; see objectsLearnOnTheirOwn); otherwise they are told after the answer, as an open order's
+ * objects learn its payment deadline, at which the object asks for it to be expired.
+ */
 export async function placeOrders(
   deps: Deps,
   drafts: readonly OrderDraft[],
@@ -126,6 +127,10 @@ export async function placeOrders(
   options: PlacementOptions = {},
 ): Promise<OrderRow[]> {
   const sorted = [...drafts].sort((a, b) => a.event.id - b.event.id);
+  const awaiting = options.confirmation !== undefined;
+  const final = status !== "open" && !awaiting;
+  // A final order whose objects take it from D1 by themselves needs no call from here after the answer.
+  const selfTaught = new Set(sorted.filter((d) => final && objectsLearnOnTheirOwn(d.plan, d.seeds)).map((d) => d.uid));
   const ordered: SeatedDraft[] = [];
   const heldAt = Date.now();
   // A refusal or a failed batch gives back whatever this purchase holds so far.
@@ -137,14 +142,12 @@ export async function placeOrders(
       }),
     );
   try {
-    for (const d of sorted) ordered.push(seated(d, await holdStock(deps, d.uid, d.plan)));
+    for (const d of sorted) ordered.push(seated(d, await holdStock(deps, d.uid, d.plan, selfTaught.has(d.uid))));
   } catch (err) {
     await releaseHeld();
     throw err;
   }
 
-  const awaiting = options.confirmation !== undefined;
-  const final = status !== "open" && !awaiting;
   const now = deps.now();
   const paymentGroup = ordered[0]!.uid;
   const rows: OrderRow[] = ordered.map((d) => ({
@@ -223,7 +226,7 @@ export async function placeOrders(
   if (final) {
     announceFinal(
       deps,
-      placed.map((order, i) => ({ order, seeds: ordered[i]!.seeds })),
+      placed.flatMap((order, i) => (selfTaught.has(order.uid) ? [] : [{ order, seeds: ordered[i]!.seeds }])),
       emailIds,
     );
     deps.defer(() => enqueueDeliveries(deps, deliveryIds));

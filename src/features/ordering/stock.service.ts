@@ -157,10 +157,10 @@ export function stockEventIds(deductions: readonly StockDeduction[]): number[] {
 
 const noSeats = () => orderError("order_no_seats", "No more seats available", 409);
 
-async function reserveOne(deps: Deps, uid: string, step: StockStep): Promise<Seat[] | ApiError> {
+async function reserveOne(deps: Deps, uid: string, step: StockStep, final: boolean): Promise<Seat[] | ApiError> {
   const stub = deps.eventObjects.get(step.eventId);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const result = await stub.reserve({ ...step.request, uid }, step.minVersion);
+    const result = await stub.reserve({ ...step.request, uid, final }, step.minVersion);
     if (result.ok) return result.seats;
     if (result.failure.kind === "seats") return noSeats();
     if (result.failure.kind !== "stale") return step.refusal(result.failure);
@@ -171,14 +171,30 @@ async function reserveOne(deps: Deps, uid: string, step: StockStep): Promise<Sea
 }
 
 /**
- * Holds every step's units for `uid`, or none of them: a refusal releases what was held and is thrown. Answers
- * the seats held (in plan order; none for an event without seats).
+ * Whether the objects of a final order can take it from D1 on their own (the `final` hold, event.do.ts): its holds
+ * carry exactly the tickets it is written with. Not so for a seated order (its seat labels are known only after the
+ * hold) nor for one drafted before its tickets were drawn (a free customer order): those are told after the answer.
  */
-export async function holdStock(deps: Deps, uid: string, plan: StockPlan): Promise<Seat[]> {
+export function objectsLearnOnTheirOwn(plan: StockPlan, seeds: readonly TicketSeed[]): boolean {
+  if (plan.steps.some((s) => s.request.seats)) return false;
+  const held = plan.steps.flatMap((s) => s.request.tickets.map((t) => `${s.eventId} ${t.id} ${t.typeId} ${t.typeName}`));
+  const written = seeds.map((seed) => {
+    const t = objectTicket(seed);
+    return `${seed.eventId} ${t.id} ${t.typeId} ${t.typeName}`;
+  });
+  return held.length === written.length && new Set([...held, ...written]).size === held.length;
+}
+
+/**
+ * Holds every step's units for `uid`, or none of them: a refusal releases what was held and is thrown. Answers
+ * the seats held (in plan order; none for an event without seats). `final`: the order is written final with the
+ * planned tickets, and its objects look it up in D1 by themselves.
+ */
+export async function holdStock(deps: Deps, uid: string, plan: StockPlan, final = false): Promise<Seat[]> {
   const held: number[] = [];
   const seats: Seat[] = [];
   for (const step of plan.steps) {
-    const answer = await reserveOne(deps, uid, step);
+    const answer = await reserveOne(deps, uid, step, final);
     if (!Array.isArray(answer)) {
       await releaseStock(deps, uid, held);
       throw answer;

@@ -82,17 +82,32 @@ describe("object sync intents", () => {
     expect((await objectTickets(event.id)).filter((id) => ticketIds.includes(id))).toHaveLength(ticketIds.length);
   });
 
-  it("the call that reaches the object clears its intent", async () => {
+  it("a dashboard order's object takes it from D1 on its own and clears its intent", async () => {
     const { event, type } = await setup();
     const placed = await expectJson(
       call("POST", "/admin/orders", { body: { event_id: event.id, name: "Ann", email: "ann@example.com", tickets: [{ [type.id]: 1 }] } }),
       201,
     );
-    for (let i = 0; i < 50 && (await intentsOf(placed.uid)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await intentsOf(placed.uid)).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await intentsOf(placed.uid)).toEqual([]);
+    expect(await reservationOf(event.id, placed.uid)).toMatchObject({ state: "taken", deadline: null });
   });
 
-  it("orders placed at once have their intents cleared together, each once its own call reached the object", async () => {
+  it("a dashboard order whose runtime died right after the answer is taken by its object all the same, reconciler or not", async () => {
+    const { event, type, gate } = await setup();
+    const { order, ticketIds } = await lostDashboardOrder(event.id, type.id);
+    expect(await intentsOf(order.uid)).toMatchObject([{ eventId: event.id, token: order.finalizeToken }]);
+    for (let i = 0; i < 100 && (await reservationOf(event.id, order.uid))?.state !== "taken"; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await reservationOf(event.id, order.uid)).toMatchObject({ state: "taken", deadline: null });
+    expect(await intentsOf(order.uid)).toEqual([]);
+    // Its tickets know their order there: listed for the doors' offline lists, admitted with the buyer's name.
+    const list = await expectJson(call("GET", "/scans/tickets", { key: gate, auth: null }), 200);
+    expect(JSON.stringify(list)).toContain(ticketIds[0]);
+    const scan = await expectJson(call("POST", "/scans", { key: gate, auth: null, body: { id: ticketIds[0] } }), 200);
+    expect(scan).toMatchObject({ status: true, name: "Lost Call", order_id: order.id });
+  });
+
+  it("dashboard orders placed at once are all taken by their object from D1, and their intents cleared", async () => {
     const { event, type } = await setup();
     const placed = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -100,12 +115,28 @@ describe("object sync intents", () => {
       ),
     );
     const left = () => db.select().from(objectSyncs).where(eq(objectSyncs.eventId, event.id));
-    for (let i = 0; i < 100 && (await left()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await left()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await left()).toEqual([]);
     const learned = await objectTickets(event.id);
     const ids = await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.eventId, event.id));
     expect(ids).toHaveLength(placed.length);
     expect(learned).toEqual(expect.arrayContaining(ids.map((t) => t.id)));
+    for (const p of placed) expect(await reservationOf(event.id, p.uid)).toMatchObject({ state: "taken" });
+  });
+
+  it("open orders placed at once have their intents cleared together, each once its own call reached the object", async () => {
+    const { event, type } = await setup({ price: 10 });
+    const placed = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Ann", email: `ann${i}@example.com`, tickets: [{ [type.id]: 1 }] } }), 201),
+      ),
+    );
+    const left = () => db.select().from(objectSyncs).where(eq(objectSyncs.eventId, event.id));
+    for (let i = 0; i < 100 && (await left()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await left()).toEqual([]);
+    const rows = await db.select().from(orders).where(eq(orders.eventId, event.id));
+    expect(rows).toHaveLength(placed.length);
+    for (const row of rows) expect(await reservationOf(event.id, row.uid)).toMatchObject({ state: "taken", deadline: row.expiresAt! * 1000 });
   });
 
   it("the door admits a ticket its object never learned: it catches up from D1 for that order, then decides", async () => {
@@ -169,8 +200,9 @@ describe("object sync intents", () => {
   });
 
   it("an intent whose order is gone releases the units its object still holds", async () => {
-    const { event, type } = await setup({ stock_control: true, stock: 5 });
-    const { order } = await lostDashboardOrder(event.id, type.id, 2);
+    const { event, type } = await setup({ price: 10, stock_control: true, stock: 5 });
+    const input = createCustomerOrderBody.parse({ name: "Gone", email: "gone@example.com", tickets: [{ [type.id]: 2 }] });
+    const { order } = await createCustomerOrder(crashingDeps(), await getEvent(depsFromEnv(env), event.id), input, "");
     await db.delete(orders).where(eq(orders.id, order.id));
     await reconcileObjects(crashingDeps(RECONCILE_AFTER_SECONDS + 1));
     expect(await reservationOf(event.id, order.uid)).toBeUndefined();

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { events, orders, tickets, ticketTypes } from "../../../src/db/schema";
+import { events, objectSyncs, orders, tickets, ticketTypes } from "../../../src/db/schema";
 import { eventObject } from "../../../src/platform/event-object.client";
 import { HOLD_MS, type EventObject } from "../../../src/event-object/event.do";
 import type { LedgerSnapshot } from "../../../src/event-object/stock-ledger";
@@ -10,7 +10,7 @@ import { ApiError } from "../../../src/domain/errors";
 import { depsFromEnv } from "../../../src/platform/deps";
 import { newOrderUid, ticketSeeds } from "../../../src/features/ordering/order-drafts";
 import type { TicketLine } from "../../../src/domain/order-rules";
-import { holdStock, planStock, rebuildEventObject, releaseStock, type StockPlan } from "../../../src/features/ordering/stock.service";
+import { holdStock, objectsLearnOnTheirOwn, planStock, rebuildEventObject, releaseStock, type StockPlan } from "../../../src/features/ordering/stock.service";
 import { call, expectJson, unique } from "../../helpers/api";
 import { db } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, eventSold, orderBody, ordersOf, placeOrder, postOrder, race, typeSold, type RaceOutcome } from "../../helpers/orders";
@@ -444,6 +444,15 @@ describe("the object's alarm settles holds that were never confirmed", () => {
     });
   }
 
+  /** A final order's hold is due to be looked up in D1 now (instead of a quarter second after it was made). */
+  async function dueToLearn(eventId: number, uid: string): Promise<void> {
+    await runInDurableObject(obj(eventId), (_instance: EventObject, state) => {
+      state.storage.sql.exec(`UPDATE reservations SET learn_at = ? WHERE uid = ?`, Date.now() - 1_000, uid);
+    });
+  }
+
+  const alarmOf = (eventId: number) => runInDurableObject(obj(eventId), (_i: EventObject, state) => state.storage.getAlarm());
+
   it("gives back a hold whose order never reached D1, and keeps a hold that is not yet due", async () => {
     const event = await createOrderEvent({ stock: 20 });
     const type = await createOrderType(event.id, "Limited", { stock_control: true, stock: 10 });
@@ -531,6 +540,127 @@ describe("the object's alarm settles holds that were never confirmed", () => {
     // No more deadlines: a later alarm run changes nothing.
     await runDurableObjectAlarm(stub);
     expect(await stub.remaining()).toEqual({ event: 17, types: { [type.id]: 7 } });
+  });
+
+  it("looks a final order's hold up in D1 soon, again while D1 lacks it, then takes it and clears its intent", async () => {
+    const event = await createOrderEvent({ stock: 20 });
+    const other = await createOrderEvent({ stock: 20 });
+    const type = await createOrderType(event.id, "Limited", { stock_control: true, stock: 10 });
+    const stub = obj(event.id);
+    const version = await stub.configVersion();
+    const uid = newOrderUid();
+    const ticket = { id: "FINAL00000000001", typeId: type.id, typeName: "Limited" };
+    expect(await stub.reserve({ uid, typeUnits: { [type.id]: 2 }, eventUnits: 2, tickets: [ticket], final: true }, version)).toEqual({ ok: true, seats: [] });
+    const [hold] = (await stub.snapshot()).reservations;
+    expect(hold).toMatchObject({ uid, state: "held" });
+    // The alarm comes for the lookup, long before the hold's deadline.
+    expect(await alarmOf(event.id)).toBeLessThan(hold!.deadline! - HOLD_MS / 2);
+
+    // D1 does not hold the order yet (its batch is still on its way): the hold stays and is looked up again later.
+    await dueToLearn(event.id, uid);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await stub.snapshot()).reservations).toEqual([hold]);
+    expect(await stub.remaining()).toEqual({ event: 18, types: { [type.id]: 8 } });
+    const again = await alarmOf(event.id);
+    expect(again).toBeGreaterThan(Date.now());
+    expect(again).toBeLessThan(hold!.deadline!);
+
+    // The batch lands: the order, and its intents for this object and for another event's.
+    const now = Math.floor(Date.now() / 1000);
+    const [order] = await db
+      .insert(orders)
+      .values({
+        eventId: event.id,
+        uid,
+        paymentStatus: "dashboard",
+        name: "Box Office",
+        email: "box@example.com",
+        createdAt: now,
+        finalizeToken: "FINALTOKEN000001",
+        deductions: [{ eventId: event.id, typeId: type.id, units: 2, eventUnits: 2 }],
+      })
+      .returning();
+    await db.insert(objectSyncs).values([
+      { uid, eventId: event.id, token: "FINALTOKEN000001", createdAt: now },
+      { uid, eventId: other.id, token: "FINALTOKEN000001", createdAt: now },
+    ]);
+    await dueToLearn(event.id, uid);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+    expect((await stub.snapshot()).reservations).toEqual([{ uid, state: "taken", deadline: null, eventUnits: 2, typeUnits: { [type.id]: 2 } }]);
+    expect(await stub.remaining()).toEqual({ event: 18, types: { [type.id]: 8 } });
+    const rows = await runInDurableObject(stub, (_i: EventObject, state) =>
+      state.storage.sql.exec<{ order_id: number; name: string; email: string }>(`SELECT order_id, name, email FROM tickets WHERE uid = ?`, uid).toArray(),
+    );
+    expect(rows).toEqual([{ order_id: order!.id, name: "Box Office", email: "box@example.com" }]);
+    // Only this object's intent is fulfilled; the other event's object still has to learn the order.
+    expect(await db.select({ eventId: objectSyncs.eventId }).from(objectSyncs).where(eq(objectSyncs.uid, uid))).toEqual([{ eventId: other.id }]);
+  });
+
+  it("looks final holds up in batches: no run follows the last one by less than a quarter second, however overdue", async () => {
+    const event = await createOrderEvent({ stock: 20 });
+    const type = await createOrderType(event.id, "Limited", { stock_control: true, stock: 10 });
+    const stub = obj(event.id);
+    const version = await stub.configVersion();
+    const hold = async () => {
+      const uid = newOrderUid();
+      await stub.reserve({ uid, typeUnits: { [type.id]: 1 }, eventUnits: 1, tickets: [], final: true }, version);
+      return uid;
+    };
+    const first = [await hold(), await hold(), await hold()];
+    for (const uid of first) await dueToLearn(event.id, uid);
+    const runStarted = Date.now();
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // One run looked all three up (D1 holds none of them yet): each waits for a later lookup.
+    const held = (await stub.snapshot()).reservations.filter((r) => first.includes(r.uid));
+    expect(held.map((r) => r.state)).toEqual(["held", "held", "held"]);
+
+    // A hold overdue at once, and another made after it: the alarm still waits for the quarter second.
+    await dueToLearn(event.id, await hold());
+    await hold();
+    expect(await alarmOf(event.id)).toBeGreaterThanOrEqual(runStarted + 250);
+  });
+
+  it("releases a final order's hold that D1 says is no longer live, without waiting for its deadline", async () => {
+    const event = await createOrderEvent({ stock: 20 });
+    const type = await createOrderType(event.id, "Limited", { stock_control: true, stock: 10 });
+    const stub = obj(event.id);
+    const uid = newOrderUid();
+    const ticket = { id: "GONE000000000001", typeId: type.id, typeName: "Limited" };
+    await stub.reserve({ uid, typeUnits: { [type.id]: 3 }, eventUnits: 3, tickets: [ticket], final: true }, await stub.configVersion());
+    const now = Math.floor(Date.now() / 1000);
+    await db.insert(orders).values({
+      eventId: event.id,
+      uid,
+      paymentStatus: "canceled",
+      name: "Gone",
+      email: "gone@example.com",
+      createdAt: now,
+      deductions: [{ eventId: event.id, typeId: type.id, units: 3, eventUnits: 3 }],
+    });
+    await dueToLearn(event.id, uid);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stub.snapshot()).toEqual({ totals: {}, reservations: [], tickets: [], seats: [] });
+    expect(await stub.remaining()).toEqual({ event: 20, types: { [type.id]: 10 } });
+  });
+
+  it("marks a hold final only when it carries exactly the tickets the order is written with", async () => {
+    const event = await createOrderEvent({ stock: 20 });
+    const type = await createOrderType(event.id, "Limited", { stock_control: true, stock: 10 });
+    const { event: row, lines, seeds } = await servicePieces(event.id, { [type.id]: 2 });
+    expect(seeds).toHaveLength(2);
+    // Drafted final: the plan holds the tickets that are written.
+    expect(objectsLearnOnTheirOwn(await planStock(deps(), row, lines, seeds, []), seeds)).toBe(true);
+    // Drafted before its tickets were drawn (a free customer order): the objects are told after the answer.
+    expect(objectsLearnOnTheirOwn(await planStock(deps(), row, lines, [], []), seeds)).toBe(false);
+    // Another ticket than the one held, or one more.
+    const other = seeds.map((s, i) => (i === 0 ? { ...s, id: "OTHERTICKET00001" } : s));
+    expect(objectsLearnOnTheirOwn(await planStock(deps(), row, lines, seeds, []), other)).toBe(false);
+    expect(objectsLearnOnTheirOwn(await planStock(deps(), row, lines, seeds.slice(1), []), seeds)).toBe(false);
+    // Seats: their labels come with the hold.
+    const plan = await planStock(deps(), row, lines, seeds, []);
+    const seated: StockPlan = { ...plan, steps: plan.steps.map((s) => ({ ...s, request: { ...s.request, seats: 2 } })) };
+    expect(objectsLearnOnTheirOwn(seated, seeds)).toBe(false);
   });
 
   it("an order placed through HTTP ends up taken, and the alarm leaves it taken", async () => {
