@@ -42,7 +42,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDict, PDFDocument, PDFName, rgb, StandardFonts } from "pdf-lib";
 import { ROOT, startService } from "../scripts/local-service.mjs";
-import { cpuSnapshot, otherCpuShare, parse, percentile, settle, sourceVersion } from "./lib.mjs";
+import { cpuSnapshot, inParallel, otherCpuShare, parse, percentile, settle, sourceVersion } from "./lib.mjs";
 
 const CONNECTIONS = 10;
 const DURATION_S = 5;
@@ -217,30 +217,21 @@ async function placePdfOrder(ctx, index) {
   return order.uid;
 }
 
-/** Runs `work(i)` for i < count with at most `parallel` at once; answers the results in index order. */
-async function inParallel(count, parallel, work) {
-  const out = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, count) }, async () => {
-      while (next < count) {
-        const i = next++;
-        checkTime("seeding");
-        out[i] = await work(i);
-      }
-    }),
-  );
-  return out;
-}
+/** lib.mjs's inParallel, each piece of work first checking the run's deadline. */
+const seedInParallel = (count, parallel, work) =>
+  inParallel(count, parallel, (i) => {
+    checkTime("seeding");
+    return work(i);
+  });
 
 async function seedPdfOrders(ctx) {
   const total = CACHED_ORDERS + UNCACHED_WARMUP + UNCACHED_MEASURED + 1;
-  const uids = await inParallel(total, 4, (i) => placePdfOrder(ctx, i));
+  const uids = await seedInParallel(total, 4, (i) => placePdfOrder(ctx, i));
   ctx.cachedUids = uids.slice(0, CACHED_ORDERS);
   ctx.coldUid = uids[CACHED_ORDERS];
   ctx.freshUids = uids.slice(CACHED_ORDERS + 1);
   // The first download renders and keeps each cached order's PDF; its page count is checked once.
-  await inParallel(CACHED_ORDERS, 2, async (i) => {
+  await seedInParallel(CACHED_ORDERS, 2, async (i) => {
     const res = await fetch(`${ctx.service.url}/tickets/${ctx.cachedUids[i]}`);
     const body = new Uint8Array(await res.arrayBuffer());
     if (res.status !== 200 || res.headers.get("content-type") !== "application/pdf") {
@@ -259,7 +250,7 @@ async function seedScanTickets(ctx) {
   const event = await createEvent(service, "Door test (bench)", { add_dashboard_orders_needed: true });
   const type = await createType(service, event.id, {});
   const scanKey = await service.admin("POST", `/admin/events/${event.id}/scan-keys`, { level: 0, location: "Main entrance" }, 201);
-  const ids = await inParallel(SCAN_ORDERS, 2, async (i) => {
+  const ids = await seedInParallel(SCAN_ORDERS, 2, async (i) => {
     const order = await service.admin(
       "POST",
       "/admin/orders",
