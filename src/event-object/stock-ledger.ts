@@ -214,20 +214,22 @@ export function take(sql: SqlStorage, uid: string, info: OrderInfo, deadline: nu
   return true;
 }
 
-/** Holds whose deadline has passed (the Worker never confirmed them), oldest first. */
-export function expiredHolds(sql: SqlStorage, now: number): string[] {
+/** Reservations in `state` whose `time` (deadline or lookup time) has come by `now`, soonest first. */
+function dueReservations(sql: SqlStorage, state: ReservationRecord["state"], time: "deadline" | "learn_at", now: number): string[] {
   return sql
-    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'held' AND deadline <= ? ORDER BY deadline`, now)
+    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = ? AND ${time} <= ? ORDER BY ${time}`, state, now)
     .toArray()
     .map((r) => r.uid);
 }
 
+/** Holds whose deadline has passed (the Worker never confirmed them), oldest first. */
+export function expiredHolds(sql: SqlStorage, now: number): string[] {
+  return dueReservations(sql, "held", "deadline", now);
+}
+
 /** Holds of final orders due to be looked up in D1, soonest first. */
 export function holdsToLearn(sql: SqlStorage, now: number): string[] {
-  return sql
-    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'held' AND learn_at <= ? ORDER BY learn_at`, now)
-    .toArray()
-    .map((r) => r.uid);
+  return dueReservations(sql, "held", "learn_at", now);
 }
 
 /** A final order's hold whose order D1 did not hold yet (its batch still on its way): looked up again at `at`. */
@@ -237,10 +239,7 @@ export function learnLater(sql: SqlStorage, uid: string, at: number): void {
 
 /** Takes whose deadline has passed (open orders whose payment time is up), oldest first. */
 export function dueTakes(sql: SqlStorage, now: number): string[] {
-  return sql
-    .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = 'taken' AND deadline <= ? ORDER BY deadline`, now)
-    .toArray()
-    .map((r) => r.uid);
+  return dueReservations(sql, "taken", "deadline", now);
 }
 
 /** Moves a deadline (a take whose expiry was handed to the Worker is looked at again later). */
