@@ -6,42 +6,13 @@
 // downloads no browser. Screenshots go to the temp dir printed at the end (kept; the state dir is removed after a
 // passing run, kept after a failing one).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import puppeteer from "puppeteer-core";
 import { startService } from "../../scripts/local-service.mjs";
-
-/** Debian's chromium: found on PATH, else installed with apt-get when we are root, else a clear failure. */
-function chromiumPath() {
-  const find = () => {
-    for (const name of ["chromium", "chromium-browser"]) {
-      const found = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
-      if (found.status === 0 && found.stdout.trim()) return found.stdout.trim();
-    }
-    return null;
-  };
-  const existing = find();
-  if (existing) return existing;
-  const install = "apt-get update && apt-get install -y chromium";
-  if (process.getuid?.() !== 0) {
-    throw new Error(`Chromium is not installed. Install Debian's package first (as root): ${install}`);
-  }
-  console.log(`# chromium is missing: running "${install}" (a minute or two)`);
-  for (const args of [["update"], ["install", "-y", "--no-install-recommends", "chromium"]]) {
-    const run = spawnSync("apt-get", args, {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      timeout: 600_000,
-    });
-    if (run.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed (${run.error ?? `exit ${run.status}`}); install it by hand: ${install}`);
-  }
-  const installed = find();
-  if (!installed) throw new Error(`apt-get installed chromium but no chromium is on PATH; install it by hand: ${install}`);
-  return installed;
-}
+import { CHROMIUM_ARGS, chromiumPath } from "./chromium.mjs";
 
 const STEP_MS = 15_000; // any one wait inside the page
 const root = mkdtempSync(join(tmpdir(), "ticketing-browser-"));
@@ -142,7 +113,7 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
         executablePath,
         headless: true,
         // Root in a container: no sandbox; /dev/shm may be small.
-        args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run", "--no-default-browser-check"],
+        args: CHROMIUM_ARGS,
         timeout: 60_000,
         protocolTimeout: 60_000,
       });
