@@ -113,6 +113,21 @@ module.exports = {
       to: { path: "^src/(http|pdf)/", ...valueOnly },
     },
     {
+      name: "door-app-in-the-browser",
+      comment:
+        "door-app/ runs in a door phone's browser: it imports only itself, the pure rules it shares with the event object (domain/), plain helpers (lib/) and its QR decoder.",
+      severity: "error",
+      from: { path: "^src/door-app/" },
+      to: { pathNot: ["^src/door-app/", "^src/domain/", "^src/lib/", "barcode-detector"], ...valueOnly },
+    },
+    {
+      name: "nothing-imports-door-app",
+      comment: "The Worker never runs the door app's code: it serves its built files as static assets.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/door-app/" },
+      to: { path: "^src/door-app/" },
+    },
+    {
       name: "features-never-import-entries",
       comment: "Only the entry files mount features; a feature never imports them.",
       severity: "error",

@@ -1,8 +1,11 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildDoorApp } from "./scripts/build-door-app.mjs";
 
 export default defineConfig(async () => {
+  // wrangler.toml's [assets] directory must exist before the runtime starts; `npx vitest` alone builds it too.
+  await buildDoorApp({ quiet: true });
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     plugins: [

@@ -74,4 +74,5 @@ function run(command, args) {
 const configArgs = ["--config", config];
 run("wrangler", ["d1", "migrations", "apply", "DB", "--remote", ...envArgs(env), ...configArgs]);
 run(process.execPath, [join(ROOT, "scripts", "upload-fonts.mjs"), "--remote", "--bucket", bucket, ...configArgs]);
+run(process.execPath, [join(ROOT, "scripts", "build-door-app.mjs")]);
 run("wrangler", ["deploy", ...envArgs(env), ...configArgs, ...extra]);

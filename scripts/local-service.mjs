@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildDoorApp } from "./build-door-app.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "node_modules", ".bin");
@@ -135,6 +136,7 @@ export async function startService({ persistTo, port, vars = {}, logLevel = "inf
   mkdirSync(stateDir, { recursive: true });
 
   if (prepare) {
+    await buildDoorApp({ quiet: true });
     runStep("wrangler d1 migrations apply", "wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], 120_000);
     runStep("scripts/upload-fonts.mjs", process.execPath, [join(ROOT, "scripts", "upload-fonts.mjs"), "--local", "--persist-to", stateDir], 120_000);
   }

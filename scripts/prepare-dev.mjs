@@ -1,7 +1,8 @@
 // Runs before `wrangler dev`: creates .dev.vars from the example on a fresh clone, applies local D1 migrations and
-// uploads the e-ticket fonts to the local R2 bucket (once per state dir).
+// uploads the e-ticket fonts to the local R2 bucket (once per state dir), and builds the door app's static files.
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { buildDoorApp } from "./build-door-app.mjs";
 
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
@@ -20,4 +21,6 @@ const applied = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--loc
 if (applied.status !== 0) process.exit(applied.status ?? 1);
 
 const fonts = spawnSync(process.execPath, ["scripts/upload-fonts.mjs", "--local"], { stdio: "inherit" });
-process.exit(fonts.status ?? 1);
+if (fonts.status !== 0) process.exit(fonts.status ?? 1);
+
+await buildDoorApp();

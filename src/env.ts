@@ -11,6 +11,8 @@ export interface Env {
   SCAN_LIMITER: RateLimit;
   LOGIN_LIMITER: RateLimit;
   LOGIN_ADDRESS_LIMITER: RateLimit;
+  /** The door app's built files (wrangler.toml [assets]): Cloudflare serves them before the Worker runs; tests read them here. */
+  ASSETS: Fetcher;
 
   API_KEY?: string;
   API_KEY_NEXT?: string;

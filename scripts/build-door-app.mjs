@@ -1,0 +1,69 @@
+// Builds the door app (src/door-app, docs/door-app.md) into the Worker's static assets, dist/assets (wrangler.toml
+// [assets]), where Cloudflare serves it at /ticketing/v1/door/ without running the Worker. Run by `npm run dev`
+// (predev), `npm test`, `npm run deploy` and the scripts that start the service; about a second.
+//
+// The app's TypeScript is bundled with esbuild (the level rules and ticket-code checks come from src/domain and
+// src/lib, the same modules the service runs); the ZXing WebAssembly of `barcode-detector` is copied beside it, so a
+// phone reads QR codes offline and the page loads nothing from elsewhere. The service worker gets the list of the
+// app's files and a version made from their contents, so a new build replaces the copy phones keep.
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SOURCE = join(ROOT, "src", "door-app");
+const ASSETS = join(ROOT, "dist", "assets");
+const PATH = "ticketing/v1/door";
+const OUT = join(ASSETS, PATH);
+
+// The page runs only what it serves itself; the WebAssembly decoder needs 'wasm-unsafe-eval', the camera a media
+// stream (mediastream:/blob:), photos blob: images.
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob: mediastream:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const HEADERS = `/${PATH}/*
+  Content-Security-Policy: ${CSP}
+  Referrer-Policy: no-referrer
+  X-Content-Type-Options: nosniff
+  Permissions-Policy: camera=(self)
+  Cache-Control: no-cache
+`;
+
+export async function buildDoorApp({ quiet = false } = {}) {
+  const started = Date.now();
+  rmSync(ASSETS, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+  for (const name of readdirSync(join(SOURCE, "static"))) copyFileSync(join(SOURCE, "static", name), join(OUT, name));
+  copyFileSync(join(ROOT, "node_modules", "zxing-wasm", "dist", "reader", "zxing_reader.wasm"), join(OUT, "zxing_reader.wasm"));
+  const common = { bundle: true, format: "esm", target: "es2022", minify: true, legalComments: "none", logLevel: quiet ? "error" : "warning" };
+  await build({ ...common, entryPoints: [join(SOURCE, "main.ts")], outfile: join(OUT, "app.js"), platform: "browser" });
+
+  const files = ["./", ...readdirSync(OUT).filter((n) => n !== "index.html")].sort();
+  const hash = createHash("sha256");
+  for (const name of readdirSync(OUT).sort()) hash.update(name).update(readFileSync(join(OUT, name)));
+  const version = hash.digest("hex").slice(0, 16);
+  await build({
+    ...common,
+    entryPoints: [join(SOURCE, "sw.ts")],
+    outfile: join(OUT, "sw.js"),
+    define: { APP_FILES: JSON.stringify(files), APP_VERSION: JSON.stringify(version) },
+  });
+  writeFileSync(join(ASSETS, "_headers"), HEADERS);
+  if (!quiet) console.log(`Built the door app (${files.length} files, version ${version}) into dist/assets/${PATH} in ${Date.now() - started} ms.`);
+  return { dir: OUT, version };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await buildDoorApp();

@@ -1,0 +1,231 @@
+/**
+ * The door app's screen (docs/door-app.md): the key, then the camera, each answer big and coloured, the counters,
+ * and the conflicts the replay found. Works offline once loaded: the service worker keeps the app, IndexedDB the rest.
+ */
+import { KeyRefused, Unreachable } from "./door-api";
+import { Door, type ScanShown } from "./door";
+import { DoorStore } from "./door-store";
+import { readImage, startCamera } from "./scanner";
+
+const SYNC_EVERY_MS = 60_000;
+const REPLAY_EVERY_MS = 15_000;
+const KEY = /^[A-Za-z0-9]{16}$/;
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+let store: DoorStore;
+let door: Door | null = null;
+let stopCamera: (() => void) | null = null;
+let busy = Promise.resolve();
+/** Answers shown so far: the page's `data-shown`, which tells a watcher (the browser test) that a new answer is up. */
+let shown = 0;
+
+/** A key from the scan key's QR code (`.../door/#key=<key>`) or typed; null when it is not one. */
+function keyFrom(text: string): string | null {
+  const trimmed = text.trim();
+  if (KEY.test(trimmed)) return trimmed;
+  const fragment = /#key=([A-Za-z0-9]{16})$/.exec(trimmed);
+  return fragment ? fragment[1]! : null;
+}
+
+async function useKey(key: string): Promise<void> {
+  $("setup-message").textContent = "Checking the key...";
+  try {
+    door = await Door.start(store, key);
+  } catch (error) {
+    $("setup-message").textContent =
+      error instanceof KeyRefused
+        ? "The service does not know this key."
+        : error instanceof Unreachable
+          ? "The service cannot be reached: connect once to set the key up."
+          : String(error);
+    return;
+  }
+  $("setup-message").textContent = "";
+  showDoor();
+  await syncNow();
+}
+
+function showSetup(): void {
+  $("door").hidden = true;
+  $("setup").hidden = false;
+}
+
+function showDoor(): void {
+  if (!door) return;
+  const { config } = door.settings;
+  $("setup").hidden = true;
+  $("door").hidden = false;
+  $("event-name").textContent = config.event_name;
+  $("key-label").textContent = `${config.location || "Door"} · ${levelName(config.level)}`;
+  void refresh();
+}
+
+function levelName(level: number): string {
+  return ({ 0: "entrance", 1: "checkpoint", 6: "reset", 7: "leave for a while", 8: "re-enter", 9: "exit" } as Record<number, string>)[level] ?? `level ${level}`;
+}
+
+function show(answer: ScanShown | { kind: "working" | "idle"; title: string }): void {
+  const box = $("answer");
+  box.className = `answer ${answer.kind}`;
+  $("answer-title").textContent = answer.title;
+  $("answer-name").textContent = "name" in answer ? answer.name : "";
+  $("answer-type").textContent = "type" in answer ? answer.type : "";
+  $("answer-detail").textContent = "detail" in answer ? [answer.detail, answer.offline && answer.kind !== "admitted" ? "(offline)" : ""].filter(Boolean).join(" ") : "";
+  box.dataset.offline = "offline" in answer && answer.offline ? "true" : "false";
+  if (answer.kind !== "working") box.dataset.shown = String(++shown);
+}
+
+/** One code read by the camera, a photo or typed. Scans go one after another, in the order they were read. */
+function scan(code: string): Promise<void> {
+  busy = busy.then(async () => {
+    if (!door) {
+      const key = keyFrom(code);
+      if (key) await useKey(key);
+      return;
+    }
+    show({ kind: "working", title: "Checking..." });
+    try {
+      show(await door.scan(code.trim()));
+    } catch (error) {
+      show({
+        kind: "refused",
+        title: "Key refused",
+        name: "",
+        type: "",
+        detail: error instanceof KeyRefused ? "The service no longer knows this scan key." : String(error),
+        offline: false,
+      });
+    }
+    await refresh();
+  });
+  return busy;
+}
+
+async function syncNow(): Promise<void> {
+  if (!door) return;
+  try {
+    await door.sync();
+    await door.replay();
+  } catch (error) {
+    if (!(error instanceof Unreachable)) console.warn("sync", error);
+  }
+  await refresh();
+}
+
+async function refresh(): Promise<void> {
+  if (!door) return;
+  const c = await door.counters();
+  $("count-scanned").textContent = String(c.scanned);
+  $("count-admitted").textContent = String(c.admitted);
+  $("count-refused").textContent = String(c.refused);
+  $("count-queued").textContent = String(c.queued);
+  const { lastSync, syncToken } = door.settings;
+  $("last-sync").textContent = lastSync ? new Date(lastSync).toLocaleTimeString() : "never";
+  $("list-size").textContent = syncToken === null ? `List incomplete (${c.listed} tickets so far)` : `${c.listed} tickets on this phone`;
+  const list = $("conflict-list");
+  list.replaceChildren(
+    ...c.conflicts.map((s) => {
+      const li = document.createElement("li");
+      const where = s.answer?.date ? ` (${s.answer.date}${s.answer.location ? ` at ${s.answer.location}` : ""})` : "";
+      li.textContent = `${s.name || s.ticketId}, ${s.type}: ${s.answer?.error ?? "refused"}${where}`;
+      return li;
+    }),
+  );
+  $("conflicts").hidden = c.conflicts.length === 0;
+  const network = $("network");
+  network.textContent = navigator.onLine ? "Online" : "Offline";
+  network.className = `badge ${navigator.onLine ? "online" : "offline"}`;
+}
+
+async function toggleCamera(): Promise<void> {
+  const button = $<HTMLButtonElement>("camera-toggle");
+  if (stopCamera) {
+    stopCamera();
+    stopCamera = null;
+    button.textContent = "Start camera";
+    return;
+  }
+  try {
+    stopCamera = await startCamera($<HTMLVideoElement>("video"), scan);
+    button.textContent = "Stop camera";
+  } catch (error) {
+    show({ kind: "refused", title: "No camera", name: "", type: "", detail: String(error), offline: false });
+  }
+}
+
+async function main(): Promise<void> {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("sw.js").catch((error) => console.warn("service worker", error));
+  store = await DoorStore.open();
+  const fromLink = keyFrom(location.hash);
+  // The key leaves the address bar (and the history) at once: it is a secret.
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  const kept = await store.settings();
+  if (fromLink && fromLink !== kept?.key) await useKey(fromLink);
+  else if (kept) {
+    door = new Door(store, kept);
+    showDoor();
+    void syncNow();
+  }
+  if (!door) showSetup();
+
+  $("key-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const key = keyFrom($<HTMLInputElement>("key-input").value);
+    if (key) void useKey(key);
+    else $("setup-message").textContent = "A scan key is 16 letters and digits.";
+  });
+  $("key-camera").addEventListener("click", () => void readKeyWithCamera());
+  $("code-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const input = $<HTMLInputElement>("code-input");
+    const code = input.value.trim();
+    input.value = "";
+    if (code) void scan(code);
+  });
+  $("photo-input").addEventListener("change", async (e) => {
+    const input = e.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = "";
+    if (!file) return;
+    const code = await readImage(file);
+    if (code) await scan(code);
+    else show({ kind: "refused", title: "No QR code found", name: "", type: "", detail: "Hold the ticket flat and fill the picture with it.", offline: false });
+  });
+  $("camera-toggle").addEventListener("click", () => void toggleCamera());
+  $("sync-now").addEventListener("click", () => void syncNow());
+  $("change-key").addEventListener("click", async () => {
+    const queued = door ? (await door.counters()).queued : 0;
+    if (queued > 0 && !confirm(`${queued} scans made offline have not reached the service yet. Forget them?`)) return;
+    stopCamera?.();
+    stopCamera = null;
+    await store.clear();
+    door = null;
+    showSetup();
+  });
+  addEventListener("online", () => void syncNow());
+  addEventListener("offline", () => void refresh());
+  setInterval(() => void syncNow(), SYNC_EVERY_MS);
+  setInterval(() => void door?.replay().then(refresh, () => undefined), REPLAY_EVERY_MS);
+}
+
+/** The scan key's QR code read with the camera of the set-up screen; the camera stops at the first key. */
+async function readKeyWithCamera(): Promise<void> {
+  const video = $<HTMLVideoElement>("key-video");
+  video.hidden = false;
+  let stop: (() => void) | null = null;
+  try {
+    stop = await startCamera(video, async (code) => {
+      const key = keyFrom(code);
+      if (!key) return;
+      stop?.();
+      video.hidden = true;
+      await useKey(key);
+    });
+  } catch (error) {
+    video.hidden = true;
+    $("setup-message").textContent = `No camera: ${error}`;
+  }
+}
+
+void main();
