@@ -93,7 +93,7 @@ export class Door {
     await this.store.addScan(scan);
     if (decision.admitted)
       return { kind: "admitted", title: "Admitted", name: scan.name, type: scan.type, detail: "Offline: will be confirmed when back online", offline: true };
-    const earlier = decision.earlier ? `${new Date(decision.earlier.at).toLocaleString()} at ${decision.earlier.location}` : "";
+    const earlier = decision.earlier ? `${localDateTime(decision.earlier.at)} at ${decision.earlier.location}` : "";
     return { ...shownRefusal(decision.error, scan.name, scan.type, earlier), offline: true };
   }
 
@@ -198,5 +198,12 @@ function shownRefusal(error: string, name: string, type: string, earlier: string
   if (REPEATS.has(error))
     return { kind: "repeat", title: error === SCAN_ERRORS.done ? "Already scanned" : error, name, type, detail: earlier ? `Scanned ${earlier}` : error };
   const title = error === SCAN_ERRORS.notFound ? "Not a ticket for this event" : error === SCAN_ERRORS.wrongType ? "Wrong ticket for this entrance" : error;
-  return { kind: "refused", title, name, type, detail: error };
+  return { kind: "refused", title, name, type, detail: "" };
+}
+
+/** The phone's own time of a scan, written like the service's default `Y-m-d H:i:s`. */
+function localDateTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }

@@ -71,7 +71,8 @@ function show(answer: ScanShown | { kind: "working" | "idle"; title: string }): 
   $("answer-title").textContent = answer.title;
   $("answer-name").textContent = "name" in answer ? answer.name : "";
   $("answer-type").textContent = "type" in answer ? answer.type : "";
-  $("answer-detail").textContent = "detail" in answer ? [answer.detail, answer.offline && answer.kind !== "admitted" ? "(offline)" : ""].filter(Boolean).join(" ") : "";
+  $("answer-detail").textContent =
+    "detail" in answer ? [answer.detail, answer.offline && answer.kind !== "admitted" ? "(decided offline)" : ""].filter(Boolean).join(" ") : "";
   box.dataset.offline = "offline" in answer && answer.offline ? "true" : "false";
   if (answer.kind !== "working") box.dataset.shown = String(++shown);
 }
@@ -102,15 +103,29 @@ function scan(code: string): Promise<void> {
   return busy;
 }
 
+/** The queued scans first (what the service must learn), then the list; either may fail alone. */
 async function syncNow(): Promise<void> {
   if (!door) return;
-  try {
-    await door.sync();
-    await door.replay();
-  } catch (error) {
-    if (!(error instanceof Unreachable)) console.warn("sync", error);
+  for (const work of [() => door?.replay(), () => door?.sync()]) {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof Unreachable)) console.warn("sync", error);
+    }
   }
   await refresh();
+}
+
+/**
+ * The browser says the network is back, which may be a moment early (or wrong, behind a captive portal): the queue
+ * is tried at once and again after 1, 2, 4 and 8 s while scans wait, before the every-15-s replay takes over.
+ */
+async function backOnline(): Promise<void> {
+  for (const wait of [0, 1000, 2000, 4000, 8000]) {
+    await new Promise((r) => setTimeout(r, wait));
+    await syncNow();
+    if (!door || (await door.counters()).queued === 0) return;
+  }
 }
 
 async function refresh(): Promise<void> {
@@ -203,7 +218,7 @@ async function main(): Promise<void> {
     door = null;
     showSetup();
   });
-  addEventListener("online", () => void syncNow());
+  addEventListener("online", () => void backOnline());
   addEventListener("offline", () => void refresh());
   setInterval(() => void syncNow(), SYNC_EVERY_MS);
   setInterval(() => void door?.replay().then(refresh, () => undefined), REPLAY_EVERY_MS);
