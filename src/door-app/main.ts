@@ -191,6 +191,14 @@ async function main(): Promise<void> {
     else $("setup-message").textContent = "A scan key is 16 letters and digits.";
   });
   $("key-camera").addEventListener("click", () => void readKeyWithCamera());
+  $("key-photo-input").addEventListener("change", async (e) => {
+    const input = e.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = "";
+    const key = file ? keyFrom((await readImage(file)) ?? "") : null;
+    if (key) await useKey(key);
+    else $("setup-message").textContent = "No scan key's QR code found in the photo.";
+  });
   $("code-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const input = $<HTMLInputElement>("code-input");
