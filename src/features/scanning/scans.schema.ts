@@ -83,6 +83,11 @@ const listedTicketView = z.object({
   order_id: int,
   ticket_type: z.string().describe("The type name, with the seat when seated."),
   name: z.string(),
+  ticket_type_id: z
+    .string()
+    .describe(
+      "The ticket type's `id` (as the ticket types of the admin API show it; a passe-partout's ticket at a child event: the pass's type): what a scan key's `ticket_type_ids` admits (`GET /scan-keys/self`). Empty for a ticket the event's object learned before it kept types, until the object learns it again.",
+    ),
 });
 const linkView = z.array(z.object({ href: z.string() }));
 
