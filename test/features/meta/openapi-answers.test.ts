@@ -202,6 +202,7 @@ describe("every route answers as the OpenAPI document says", () => {
     const etag = (await call("GET", "/scans/tickets", key)).headers.get("ETag")!;
     await miss("GET /scans/tickets", 304, {}, { ...key, headers: { "If-None-Match": etag } });
     await hit("GET /scan-keys/public-keys", {}, key);
+    await hit("GET /scan-keys/self", {}, key);
     await hit("DELETE /admin/tickets/{id}", { id: s.plainOrder.id });
     await hit("POST /admin/tickets/{id}", { id: s.plainOrder.id });
     await hit("GET /scans/revoked", {}, key);
@@ -355,6 +356,7 @@ describe("every route answers as the OpenAPI document says", () => {
     const organizer = await expectJson(call("POST", "/admin/users", { body: { username: unique("org"), email: address("org"), role: "organizer" } }), 201);
     await miss("GET /admin/users", 403, {}, { auth: { username: organizer.username, password: organizer.application_password } });
     await miss("POST /scans", 401, {}, { key: "0000000000000000", auth: null, body: { id: "x" } });
+    await miss("GET /scan-keys/self", 401, {}, { key: "0000000000000000", auth: null });
     await miss("GET /tickets/{uid}", 404, { uid: "no-such-order" }, pub);
     await miss("DELETE /admin/events/{id}", 409, { id: s.event.id });
     const order = { event_id: s.event.id, name: "Ann", email: address("x"), tickets: [{ [s.regular.id]: 1 }, { [s.vip.id]: 0 }] };
