@@ -7,7 +7,7 @@ import { eventObject } from "../../../src/platform/event-object.client";
 import type { EventObject } from "../../../src/event-object/event.do";
 import worker from "../../../src/index";
 import { signerFor, TicketSigner, type SigningKeyJwk } from "../../../src/lib/ticket-codes";
-import { qrMatrix, QR_QUIET_ZONE_MODULES } from "../../../src/pdf/qr";
+import { qrMatrix, QR_QUIET_ZONE_MODULES } from "../../../src/lib/qr";
 import { BLOCK_HEIGHT_MM, POINTS_PER_MM } from "../../../src/pdf/render-tickets";
 import { API_KEY, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType } from "../../helpers/catalogue";
