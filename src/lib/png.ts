@@ -57,7 +57,7 @@ async function deflate(data: Uint8Array): Promise<Uint8Array> {
 }
 
 /** The image as PNG bytes. */
-export async function encodeGrayPng({ width, height, pixels }: GrayImage): Promise<Uint8Array> {
+export async function encodeGrayPng({ width, height, pixels }: GrayImage): Promise<Uint8Array<ArrayBuffer>> {
   for (const side of [width, height]) {
     if (!Number.isInteger(side) || side < 1 || side > MAX_SIDE) throw new RangeError(`a PNG side must be 1 to ${MAX_SIDE} pixels, not ${side}`);
   }

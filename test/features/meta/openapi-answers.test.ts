@@ -152,6 +152,9 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("GET /admin/events/{id}/scan-keys", { id });
     await hit("GET /admin/events/{id}/scan-keys/{key}", { id, key: s.scanKey });
     await hit("PUT /admin/events/{id}/scan-keys/{key}", { id, key: s.scanKey }, { body: { location: "Main door" } });
+    await hit("GET /admin/events/{id}/scan-keys/{key}/qr", { id, key: s.scanKey });
+    await hit("GET /admin/events/{id}/scan-keys/{key}/qr", { id, key: s.scanKey }, {}, "?format=svg");
+    await miss("GET /admin/events/{id}/scan-keys/{key}/qr", 400, { id, key: s.scanKey }, (path) => call("GET", `${path}?format=gif`));
     // `_embed` answers what the document says too.
     await checkAnswer(doc, URI, "GET /admin/events/{id}", await call("GET", `/admin/events/${id}?_embed`));
   });
