@@ -16,9 +16,13 @@ export interface ScanKeyQr {
   contentDisposition: string;
 }
 
-/** The address the code carries: the door app at the request's origin, the key in the fragment. */
+/**
+ * The address the code carries: the door app at the request's origin, the key in the fragment. The app's folder with
+ * its slash: `/door` is outside the scope of the app's service worker, so a phone that has the app but no network
+ * would not open it (and online it costs a redirect).
+ */
 function doorAppUrl(c: LinkBase, key: string): string {
-  return `${apiUrl(c, "/door")}#key=${key}`;
+  return `${apiUrl(c, "/door/")}#key=${key}`;
 }
 
 /**

@@ -66,7 +66,7 @@ export const scanKeysApi = {
   qr: {
     summary: "Get a scan key's QR code for the door app",
     description: [
-      "A QR code of `<origin>/ticketing/v1/door#key=<key>` (the origin of this request): a phone's camera pointed at the printed code opens the door app with the key set. The key is in the address's fragment, which browsers never send, so no server or log on the way sees it.",
+      "A QR code of `<origin>/ticketing/v1/door/#key=<key>` (the origin of this request; the app's folder, within its service worker's scope): a phone's camera pointed at the printed code opens the door app with the key set. The key is in the address's fragment, which browsers never send, so no server or log on the way sees it.",
       "`format=png` (the default; 8-bit grayscale, 8 pixels a module) or `format=svg` (one path of the dark modules, the `viewBox` in modules). Error correction M, a quiet zone of 4 modules. The image carries the key: `Cache-Control: no-store`. Named `scan-key-<location>.<format>` (the location in letters, digits, `.`, `_`, `-`).",
     ].join("\n\n"),
     success: answers.image(["image/png", "image/svg+xml"], "The QR code, PNG or SVG."),
