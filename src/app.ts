@@ -26,7 +26,7 @@ import { pdfTemplatesRoutes } from "./features/files/pdf-templates.routes";
 import { invoicesRoutes } from "./features/tickets/invoices.routes";
 import { personalisationRoutes } from "./features/tickets/personalisation.routes";
 import { reportsRoutes } from "./features/reports/reports.routes";
-import { scanKeyPublicKeysRoutes, scansRoutes } from "./features/scanning/scans.routes";
+import { scanKeySyncRoutes, scansRoutes } from "./features/scanning/scans.routes";
 import { scanKeysRoutes } from "./features/catalogue/scan-keys.routes";
 import { bulkRefundsRoutes, orderRefundRoutes } from "./features/payments/refunds.routes";
 import { stripeWebhooksRoutes } from "./features/payments/stripe-webhooks.routes";
@@ -59,7 +59,7 @@ export function buildApp() {
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   // Scans carry a scan key, not the service key, in X-EVT-API-KEY (decisions.md 13).
   app.route(`${API_BASE}/scans`, scansRoutes);
-  app.route(`${API_BASE}/scan-keys`, scanKeyPublicKeysRoutes);
+  app.route(`${API_BASE}/scan-keys`, scanKeySyncRoutes);
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);

@@ -2,8 +2,8 @@
  * The offline valid-ticket list (`GET /scans/tickets`, docs/scanning.md "Offline list"): what the Worker and the
  * event object share about walking it in pages and asking for what changed.
  *
- * The object numbers every change of the list (a ticket becoming valid, changing its order, type text or name, or
- * stopping being valid) with a change sequence that only grows. A walk reads the sequence's head at its first page
+ * The object numbers every change of the list (a ticket becoming valid, changing its order, type, type text or name,
+ * or stopping being valid) with a change sequence that only grows. A walk reads the sequence's head at its first page
  * (its `snapshot`) and carries it in its cursor; that number is the walk's sync token. Whatever changes after the
  * first page has a higher number, so the next `since=<token>` brings it, even when the walk had already passed (or
  * had not yet reached) the ticket concerned.
@@ -24,12 +24,16 @@ export const WHOLE_LIST_MAX = 5000;
  */
 export const LIST_PAGE_BYTES = 900_000;
 
-/** One valid ticket as a door phone keeps it: what a door checks, never the email (decisions.md 14). */
+/**
+ * One valid ticket as a door phone keeps it: what a door checks, never the email (decisions.md 14). `ticket_type` is
+ * the text the ticket shows (with its seat); `ticket_type_id` is what a scan key's filter admits (issue 22).
+ */
 export interface ListedTicket {
   ticket_id: string;
   order_id: number;
   ticket_type: string;
   name: string;
+  ticket_type_id: string;
 }
 
 /**

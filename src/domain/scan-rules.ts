@@ -24,6 +24,17 @@ export const SCAN_ERRORS = {
   back: "Ticket already re-entered the event",
 } as const;
 
+/**
+ * The ticket type ids a scan key admits (decisions.md 6): its filter names the event's types, and scans compare ids,
+ * so a type renamed after its tickets were sold still passes its keys. Null when the filter is empty: every ticket
+ * passes, also one whose type is not among `types` (a passe-partout's ticket at a child event carries the pass's type).
+ * The event object decides scans with it, and a door phone gets it (`GET /scan-keys/self`) to decide them offline.
+ */
+export function admittedTypeIds(filter: readonly string[], types: readonly { id: string; name: string }[]): string[] | null {
+  if (filter.length === 0) return null;
+  return types.filter((t) => filter.includes(t.name)).map((t) => t.id);
+}
+
 export type ScanDecision = { ok: true } | { ok: false; error: string; earlier: ScanRecord | null };
 
 const refuse = (error: string, earlier: ScanRecord | null = null): ScanDecision => ({ ok: false, error, earlier });

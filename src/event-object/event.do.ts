@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { LIVE_STATUSES } from "../db/order-status";
 import type { Env } from "../env";
 import { log } from "../lib/log";
-import type { EventConfig } from "./event-config";
+import type { EventConfig, ScanKeyConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
 import * as outbox from "./scan-outbox";
@@ -29,6 +29,9 @@ const EXPIRY_RETRY_MS = 60_000;
 
 export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
 export type OfflineListAnswer = { ok: true; list: list.ListOutcome } | { ok: false; reason: "stale" | "unknown_key" };
+export type ScanKeyAnswer =
+  | { ok: true; eventName: string; scanKey: ScanKeyConfig; ticketTypes: { id: string; name: string }[] }
+  | { ok: false; reason: "stale" | "unknown_key" };
 export type TicketScansAnswer =
   | {
       ok: true;
@@ -221,6 +224,17 @@ export class EventObject extends DurableObject<Env> {
     const found = this.keyFor(key, minVersion);
     if (typeof found === "string") return { ok: false, reason: found };
     return { ok: true, list: list.readList(this.sql, query, unlessHeads) };
+  }
+
+  /**
+   * `GET /scan-keys/self`: the key as this object decides scans with it, and the event's ticket types its filter
+   * names, so a door phone decides offline as the object would.
+   */
+  scanKeyOf(key: string, minVersion: number): ScanKeyAnswer {
+    const found = this.keyFor(key, minVersion);
+    if (typeof found === "string") return { ok: false, reason: found };
+    const { config, scanKey } = found;
+    return { ok: true, eventName: config.eventName, scanKey, ticketTypes: config.ticketTypes.map(({ id, name }) => ({ id, name })) };
   }
 
   private async armFlush(): Promise<void> {

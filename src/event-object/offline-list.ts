@@ -3,8 +3,8 @@ import { LIST_PAGE_BYTES, type ListCursor, type ListedTicket, type ListQuery, ut
 /**
  * The offline list as the event object keeps it (`GET /scans/tickets`; docs/scanning.md "Offline list"). The list
  * is the `tickets` table's valid rows (an order reached D1: `order_id` set). Triggers on that table number every
- * change of what the list shows (a ticket becoming valid, its order, type text or name changing, a ticket no longer
- * valid) from one counter, `list_meta.head`, and note the number against the ticket id in `list_changes` (one row
+ * change of what the list shows (a ticket becoming valid, its order, type, type text or name changing, a ticket no
+ * longer valid) from one counter, `list_meta.head`, and note the number against the ticket id in `list_changes` (one row
  * per id ever listed; a ticket no longer valid keeps its row, which is how a delta says it was revoked). The triggers
  * see every write, whichever ledger function makes it, and none is on the scan path: scans never write `tickets`.
  *
@@ -14,7 +14,9 @@ import { LIST_PAGE_BYTES, type ListCursor, type ListedTicket, type ListQuery, ut
  */
 
 /** Trigger names carry a version: `CREATE TRIGGER IF NOT EXISTS` never replaces one, so a changed body needs a new name. */
-const TRIGGERS = ["tickets_listed_insert_v1", "tickets_listed_update_v1", "tickets_listed_delete_v1"] as const;
+const TRIGGERS = ["tickets_listed_insert_v1", "tickets_listed_update_v2", "tickets_listed_delete_v1"] as const;
+/** Replaced triggers, dropped as an object starts: v1 of the update did not number a change of the type id alone. */
+const RETIRED_TRIGGERS = ["tickets_listed_update_v1"] as const;
 
 /**
  * The trigger body: the next change number, noted against the ticket id. Delete then insert, never a conflict
@@ -41,10 +43,13 @@ export function createListTables(sql: SqlStorage): void {
   sql.exec(`CREATE TRIGGER IF NOT EXISTS ${TRIGGERS[0]} AFTER INSERT ON tickets
     WHEN NEW.order_id IS NOT NULL OR EXISTS (SELECT 1 FROM list_changes WHERE ticket_id = NEW.id)
     BEGIN ${bump("NEW.id")} END`);
-  // Becoming valid, stopping being valid, or a valid ticket's order, type text or name changing.
+  for (const name of RETIRED_TRIGGERS) sql.exec(`DROP TRIGGER IF EXISTS ${name}`);
+  // Becoming valid, stopping being valid, or a valid ticket's order, type, type text or name changing. The type id
+  // alone changes when an object made before tickets carried it (`type_id` '') learns them again from D1.
   sql.exec(`CREATE TRIGGER IF NOT EXISTS ${TRIGGERS[1]} AFTER UPDATE ON tickets
     WHEN (OLD.order_id IS NOT NULL OR NEW.order_id IS NOT NULL)
-      AND (OLD.order_id IS NOT NEW.order_id OR OLD.type_name IS NOT NEW.type_name OR OLD.name IS NOT NEW.name OR OLD.id IS NOT NEW.id)
+      AND (OLD.order_id IS NOT NEW.order_id OR OLD.type_id IS NOT NEW.type_id OR OLD.type_name IS NOT NEW.type_name OR OLD.name IS NOT NEW.name
+        OR OLD.id IS NOT NEW.id)
     BEGIN ${bump("NEW.id")} END`);
   sql.exec(`CREATE TRIGGER IF NOT EXISTS ${TRIGGERS[2]} AFTER DELETE ON tickets
     WHEN OLD.order_id IS NOT NULL
@@ -72,23 +77,29 @@ export type ListOutcome =
   | { kind: "bad_since"; head: number }
   | { kind: "bad_cursor" };
 
-type Row = { id: string; order_id: number | null; type_name: string | null; name: string | null };
+type Row = { id: string; order_id: number | null; type_id: string | null; type_name: string | null; name: string | null };
 
-const listed = (r: Row): ListedTicket => ({ ticket_id: r.id, order_id: r.order_id!, ticket_type: r.type_name ?? "", name: r.name ?? "" });
+const listed = (r: Row): ListedTicket => ({
+  ticket_id: r.id,
+  order_id: r.order_id!,
+  ticket_type: r.type_name ?? "",
+  name: r.name ?? "",
+  ticket_type_id: r.type_id ?? "",
+});
 
 /** The bytes an entry adds to the answer (its JSON and a comma). */
 const entryBytes = (entry: unknown) => utf8Length(JSON.stringify(entry)) + 1;
 
 /** Valid tickets after `after` by ticket id, at most `limit` (the primary key's order: no sort, no scan). */
 function validAfter(sql: SqlStorage, after: string, limit: number): Row[] {
-  return sql.exec<Row>(`SELECT id, order_id, type_name, name FROM tickets WHERE id > ? AND order_id IS NOT NULL ORDER BY id LIMIT ?`, after, limit).toArray();
+  return sql.exec<Row>(`SELECT id, order_id, type_id, type_name, name FROM tickets WHERE id > ? AND order_id IS NOT NULL ORDER BY id LIMIT ?`, after, limit).toArray();
 }
 
 /** Changes numbered in (`after`, `upTo`], oldest first, with the ticket as it is now (none: no longer here). */
 function changesAfter(sql: SqlStorage, after: number, upTo: number, limit: number): (Row & { seq: number })[] {
   return sql
     .exec<Row & { seq: number; ticket_id: string }>(
-      `SELECT c.ticket_id AS id, c.seq, t.order_id, t.type_name, t.name FROM list_changes AS c LEFT JOIN tickets AS t ON t.id = c.ticket_id
+      `SELECT c.ticket_id AS id, c.seq, t.order_id, t.type_id, t.type_name, t.name FROM list_changes AS c LEFT JOIN tickets AS t ON t.id = c.ticket_id
        WHERE c.seq > ? AND c.seq <= ? ORDER BY c.seq LIMIT ?`,
       after,
       upTo,

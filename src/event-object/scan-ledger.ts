@@ -1,6 +1,6 @@
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";
-import { decideScan, SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
+import { admittedTypeIds, decideScan, SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
 import type { EventConfig, ScanKeyConfig } from "./event-config";
 
 /**
@@ -81,13 +81,6 @@ export function formatScanDate(config: EventConfig, key: ScanKeyConfig, atMs: nu
   return formatPhpDate(wallClockAt(atMs, config.timezone), key.dateFormat);
 }
 
-/** Whether the key's ticket filter (type names, empty: all) admits the ticket's type. */
-function admits(config: EventConfig, key: ScanKeyConfig, typeId: string): boolean {
-  if (key.tickets.length === 0) return true;
-  const allowed = new Set(config.ticketTypes.filter((t) => key.tickets.includes(t.name)).map((t) => t.id));
-  return allowed.has(typeId);
-}
-
 export interface ScanOutcome {
   result: ScanResult;
   /** Set when the scan was recorded: the stock unit an exit gave back, if any, has been given. */
@@ -115,7 +108,8 @@ export function scan(sql: SqlStorage, config: EventConfig, key: ScanKeyConfig, t
     ...(error === undefined ? {} : { error }),
   });
   if (!ticket) return { result: answer(false, "", "", SCAN_ERRORS.notFound), recorded: null };
-  if (!admits(config, key, ticket.type_id)) return { result: answer(false, "", "", SCAN_ERRORS.wrongType), recorded: null };
+  const admitted = admittedTypeIds(key.tickets, config.ticketTypes);
+  if (admitted !== null && !admitted.includes(ticket.type_id)) return { result: answer(false, "", "", SCAN_ERRORS.wrongType), recorded: null };
   const decision = decideScan(sinceReset(sql, ticket.id), key.level, key.location);
   if (!decision.ok) {
     const { earlier } = decision;

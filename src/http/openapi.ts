@@ -108,7 +108,7 @@ const HEADERS: Record<ResponseHeader, Json> = {
     required: false,
     schema: { type: "string" },
   },
-  "Content-Disposition": { description: 'How the PDF is named: `inline; filename="..."`.', required: true, schema: { type: "string" } },
+  "Content-Disposition": { description: 'How the file is named: `inline; filename="..."`.', required: true, schema: { type: "string" } },
   "Retry-After": { description: "Seconds until the limit's window turns.", required: true, schema: { type: "integer", minimum: 0 } },
   "WWW-Authenticate": { description: '`Basic realm="ticketing"` when Basic credentials are missing or wrong.', required: false, schema: { type: "string" } },
   ETag: {
@@ -147,6 +147,17 @@ function successResponse(success: Success, extraHeaders: readonly ResponseHeader
           description: success.description,
           headers: headers(["Content-Disposition"]),
           content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+        },
+      };
+    case "image":
+      return {
+        "200": {
+          description: success.description,
+          headers: headers(["Content-Disposition"]),
+          // SVG is text; other images are bytes.
+          content: Object.fromEntries(
+            success.mediaTypes.map((type) => [type, { schema: type === "image/svg+xml" ? { type: "string" } : { type: "string", format: "binary" } }]),
+          ),
         },
       };
     case "html":

@@ -51,8 +51,8 @@ export const orderRateLimit: MiddlewareHandler<AppEnv> = documented(
   },
 );
 
-/** The offline sync of a door phone (docs/scanning.md): the valid-ticket list, revoked tickets, public keys. */
-const SYNC_PATH = /\/(scans\/(tickets|revoked)|scan-keys\/public-keys)\/?$/;
+/** The offline sync of a door phone (docs/scanning.md): the valid-ticket list, revoked tickets, public keys, its key. */
+const SYNC_PATH = /\/(scans\/(tickets|revoked)|scan-keys\/(public-keys|self))\/?$/;
 
 /**
  * Scans: per scan key (the header is the key; a malformed one is refused by the key check after this). The offline

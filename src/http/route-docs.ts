@@ -28,6 +28,7 @@ export type ResponseHeader =
 export type Success =
   | { kind: "json"; status: 200 | 201; schema: z.ZodType; description: string; headers: readonly ResponseHeader[] }
   | { kind: "pdf"; description: string }
+  | { kind: "image"; mediaTypes: readonly string[]; description: string }
   | { kind: "html"; description: string }
   | { kind: "redirect"; status: 302 | 303; description: string };
 
@@ -129,6 +130,8 @@ export const answers = {
     headers: ["X-WP-Total", "X-WP-TotalPages"],
   }),
   pdf: (description: string): Success => ({ kind: "pdf", description }),
+  /** An image in one of `mediaTypes` (as a query asks), named in `Content-Disposition`. */
+  image: (mediaTypes: readonly string[], description: string): Success => ({ kind: "image", mediaTypes, description }),
   html: (description: string): Success => ({ kind: "html", description }),
   redirect: (status: 302 | 303, description: string): Success => ({ kind: "redirect", status, description }),
 };

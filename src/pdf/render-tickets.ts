@@ -36,7 +36,8 @@ import {
   type PDFOperator,
 } from "pdf-lib";
 import type { FontSource } from "./fonts";
-import { qrMatrix, qrOperators, round } from "./qr";
+import { qrMatrix } from "../lib/qr";
+import { qrOperators, round } from "./qr";
 import { clean, facesFor, SharedResources, Typesetter } from "./typeset";
 
 export type { FontFace, FontSource, UnicodeRange } from "./fonts";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { decideScan, SCAN_ERRORS, type ScanRecord } from "../../src/domain/scan-rules";
+import { admittedTypeIds, decideScan, SCAN_ERRORS, type ScanRecord } from "../../src/domain/scan-rules";
 
 /**
  * The scan levels as one pure decision (decisions.md 6, 12 "Scans", 13 "Tickets, scans, messages"): `decideScan`
  * over a ticket's scans since its last reset, oldest first. 0 entrance once; 1 checkpoint after an entrance, once
  * per location; 7 / 8 leave and re-enter, alternating, after an entrance; 9 exit, after which only a reset
- * succeeds; 6 reset, always allowed.
+ * succeeds; 6 reset, always allowed. And which ticket types a key's filter admits (`admittedTypeIds`).
  */
 
 let clock = 1_800_000_000_000;
@@ -230,5 +230,43 @@ describe("purity", () => {
     decideScan(history, 6, "Desk");
     decideScan(history, 9, "Exit");
     expect(history).toEqual(copy);
+  });
+});
+
+describe("admittedTypeIds: the ticket types a key's filter admits", () => {
+  const types = [
+    { id: "va1", name: "Regular" },
+    { id: "vb2", name: "VIP" },
+    { id: "vc3", name: "Crew" },
+  ];
+
+  it("an empty filter admits every type: null, not a list (also types the event does not have)", () => {
+    expect(admittedTypeIds([], types)).toBeNull();
+    expect(admittedTypeIds([], [])).toBeNull();
+  });
+
+  it("maps the filter's names to the ids of the event's types, in the event's order of types", () => {
+    expect(admittedTypeIds(["VIP"], types)).toEqual(["vb2"]);
+    expect(admittedTypeIds(["Crew", "Regular"], types)).toEqual(["va1", "vc3"]);
+    expect(admittedTypeIds(["Regular", "VIP", "Crew"], types)).toEqual(["va1", "vb2", "vc3"]);
+  });
+
+  it("compares names exactly (case-sensitive, no trimming); a name no type has admits nothing more", () => {
+    expect(admittedTypeIds(["vip", " VIP", "VIP "], types)).toEqual([]);
+    expect(admittedTypeIds(["Backstage", "VIP"], types)).toEqual(["vb2"]);
+  });
+
+  it("follows a rename: the filter names the type as it is called now, and the id stays", () => {
+    const renamed = types.map((t) => (t.id === "va1" ? { ...t, name: "Standard" } : t));
+    expect(admittedTypeIds(["Standard"], renamed)).toEqual(["va1"]);
+    expect(admittedTypeIds(["Regular"], renamed)).toEqual([]);
+  });
+
+  it("does not change what it is given", () => {
+    const filter = ["VIP"];
+    const copy = structuredClone(types);
+    admittedTypeIds(filter, types);
+    expect(types).toEqual(copy);
+    expect(filter).toEqual(["VIP"]);
   });
 });

@@ -94,6 +94,12 @@ export async function checkAnswer(doc: Json, uri: string, route: string, res: Re
     } else if (mediaType === "application/pdf") {
       expect(text.startsWith("%PDF-"), `${route}: a PDF`).toBe(true);
       body = bytes;
+    } else if (mediaType === "image/png") {
+      expect([...bytes.subarray(0, 8)], `${route}: a PNG`).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      body = bytes;
+    } else if (mediaType === "image/svg+xml") {
+      expect(text.startsWith("<svg "), `${route}: an SVG image`).toBe(true);
+      body = text;
     } else if (mediaType === "text/html") {
       expect(text.slice(0, 15).toLowerCase(), `${route}: an HTML page`).toBe("<!doctype html>");
       body = text;

@@ -8,7 +8,7 @@ import { createEvent, createScanKey, createTicketType } from "../helpers/catalog
 /**
  * Rate limits (issue 12, decisions.md 14): the real rate-limiting bindings of wrangler.toml (30 customer orders a
  * minute per address for the publishable ordering key, none for the API key; 600 scans a minute per scan key, and
- * apart from them 600 offline-sync requests (list, revoked, public keys); failed
+ * apart from them 600 offline-sync requests (list, revoked, public keys, the key's own settings); failed
  * logins 30 a minute per address and 10 per address and username, never per username alone), turned on here with
  * RATE_LIMITS=on (the rest of the suite runs with them off). Windows turn with the wall clock's minute, so each test
  * starts early in a minute.
@@ -104,11 +104,13 @@ describe("rate limits", () => {
     expect((await send(sync(door.key))).status).toBe(200);
     expect((await send(sync(door.key, "/scans/revoked"))).status).toBe(200);
     expect((await send(sync(door.key, "/scan-keys/public-keys"))).status).toBe(200);
+    expect((await send(sync(door.key, "/scan-keys/self"))).status).toBe(200);
 
     for (let sent = 0; sent < 600; sent += 50) {
       for (const res of await Promise.all(Array.from({ length: 50 }, () => send(sync(side.key))))) expect(res.status).toBe(200);
     }
     await expectLimited(await send(sync(side.key)));
+    await expectLimited(await send(sync(side.key, "/scan-keys/self")));
     expect((await send(scan(side.key))).status).toBe(200);
   });
 

@@ -14,7 +14,7 @@ import {
 } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import type { FontSource } from "../../src/pdf/fonts";
-import { QR_ERROR_CORRECTION, QR_QUIET_ZONE_MODULES, qrMatrix, qrRuns } from "../../src/pdf/qr";
+import { QR_ERROR_CORRECTION, QR_QUIET_ZONE_MODULES, qrMatrix, qrRuns } from "../../src/lib/qr";
 import { A4, BLOCK_HEIGHT_MM, BLOCK_WIDTH_MM, POINTS_PER_MM, renderTickets, type QrBlockPlacement, type TicketView } from "../../src/pdf/render-tickets";
 import { readPage, streamBytes, tokenize, xObject, type Fill, type PageDrawing } from "./pdf-inspect";
 import { dataUrlBytes, testFontSource } from "./test-fonts";

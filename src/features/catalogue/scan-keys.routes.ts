@@ -4,14 +4,23 @@ import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
-import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, updateBody } from "../../http/validate";
-import { createScanKeyBody, presentScanKey, SCAN_KEY_CREATE_READ_ONLY, SCAN_KEY_UPDATE_READ_ONLY, updateScanKeyBody, scanKeysApi } from "./scan-keys.schema";
+import { assertReadOnlyUnchanged, createBody, pathId, keyParam, numericParam, pathParams, query, updateBody } from "../../http/validate";
+import {
+  createScanKeyBody,
+  presentScanKey,
+  SCAN_KEY_CREATE_READ_ONLY,
+  SCAN_KEY_UPDATE_READ_ONLY,
+  scanKeyQrQuery,
+  updateScanKeyBody,
+  scanKeysApi,
+} from "./scan-keys.schema";
 import { getEventFor } from "./events.service";
 import { createScanKey, deleteScanKey, getScanKey, listScanKeys, updateScanKey } from "./scan-keys.service";
+import { scanKeyQr } from "./scan-key-qr";
 
 const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_key") });
 
-/** `/admin/events/<event_id>/scan-keys` (decisions.md section 6). */
+/** `/admin/events/<event_id>/scan-keys` (decisions.md section 6; the QR code for the door app: issue 22). */
 export const scanKeysRoutes = new Hono<AppEnv>()
   .get("/", describeRoute(scanKeysApi.list), pathId("event"), async (c) => {
     const deps = depsOf(c);
@@ -34,6 +43,15 @@ export const scanKeysRoutes = new Hono<AppEnv>()
     const { id, key } = c.req.valid("param");
     const event = await getEventFor(deps, c.var.user, id);
     return ok(c, presentScanKey(c, await getScanKey(deps, event.id, key)));
+  })
+
+  .get("/:key/qr", describeRoute(scanKeysApi.qr), keyParams, query(scanKeyQrQuery), async (c) => {
+    const deps = depsOf(c);
+    const { id, key } = c.req.valid("param");
+    const event = await getEventFor(deps, c.var.user, id);
+    const qr = await scanKeyQr(c, await getScanKey(deps, event.id, key), c.req.valid("query").format);
+    // The image carries the key: kept by no cache, the browser's included.
+    return c.body(qr.body, 200, { "Content-Type": qr.contentType, "Content-Disposition": qr.contentDisposition, "Cache-Control": "no-store" });
   })
 
   .put("/:key", describeRoute(scanKeysApi.update), keyParams, updateBody(updateScanKeyBody, SCAN_KEY_UPDATE_READ_ONLY), async (c) => {

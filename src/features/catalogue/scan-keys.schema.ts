@@ -25,6 +25,12 @@ export const updateScanKeyBody = z.strictObject(scanKeyFields).omit({ key: true 
 export type ScanKeyCreateInput = z.output<typeof createScanKeyBody>;
 export type ScanKeyUpdateInput = z.output<typeof updateScanKeyBody>;
 
+/** `GET .../scan-keys/<key>/qr` (issue 22): the image's format. */
+export const scanKeyQrQuery = z.object({
+  format: z.enum(["png", "svg"], "must be png or svg").default("png").describe("`png` (the default) or `svg`."),
+});
+export type ScanKeyQrFormat = z.output<typeof scanKeyQrQuery>["format"];
+
 /** A scan key as the API shows it (decisions.md 6). */
 export const scanKeyView = named(
   "ScanKey",
@@ -56,6 +62,14 @@ export const scanKeysApi = {
     description: "Changes the fields sent; `key` may be sent back unchanged. Scanners see the change at once.",
     success: answers.ok(scanKeyView),
     errors: { "409": "`rest_conflict`: the event already has a key for this location." },
+  },
+  qr: {
+    summary: "Get a scan key's QR code for the door app",
+    description: [
+      "A QR code of `<origin>/ticketing/v1/door/#key=<key>` (the origin of this request; the app's folder, within its service worker's scope): a phone's camera pointed at the printed code opens the door app with the key set. The key is in the address's fragment, which browsers never send, so no server or log on the way sees it.",
+      "`format=png` (the default; 8-bit grayscale, 8 pixels a module) or `format=svg` (one path of the dark modules, the `viewBox` in modules). Error correction M, a quiet zone of 4 modules. The image carries the key: `Cache-Control: no-store`. Named `scan-key-<location>.<format>` (the location in letters, digits, `.`, `_`, `-`).",
+    ].join("\n\n"),
+    success: answers.image(["image/png", "image/svg+xml"], "The QR code, PNG or SVG."),
   },
   delete: {
     summary: "Delete a scan key",

@@ -12,8 +12,8 @@ import { ask, type ScanKeyUse } from "./ticket-scans.service";
  * and the request (its address), so the object can tell "unchanged" from its counter alone: a `304` reads no ticket.
  */
 
-/** Bumped when the answer's shape changes, so that no ETag of an older shape matches. */
-const FORMAT = "list-v1";
+/** Bumped when the answer's shape changes, so that no ETag of an older shape matches (v2: `ticket_type_id`). */
+const FORMAT = "list-v2";
 
 export type OfflineListResult = { kind: "not_modified"; etag: string } | { kind: "page"; etag: string; body: z.output<typeof offlineListView>; next: string | null };
 

@@ -6,7 +6,7 @@ import { requireScanKey, type ScanKeyEnv } from "./scan-key.middleware";
 import { createBody, keyParam, pathParams, query } from "../../http/validate";
 import { revokedQuery, scanBody, scansApi, validTicketsQuery } from "./scans.schema";
 import { describeRoute } from "../../http/route-docs";
-import { publicKeys, revokedSince, scanTicket, ticketScansFor } from "./ticket-scans.service";
+import { publicKeys, revokedSince, scanKeySelf, scanTicket, ticketScansFor } from "./ticket-scans.service";
 import { offlineListFor } from "./offline-list.service";
 
 /** Public scans (spec "Public scans"; decisions.md 6, 13): a scan key in `X-EVT-API-KEY`, no service key. */
@@ -32,7 +32,11 @@ export const scansRoutes = new Hono<ScanKeyEnv>()
     ok(c, await ticketScansFor(depsOf(c), c.var.scanKey, c.req.valid("param").ticket_id)),
   );
 
-/** `GET /scan-keys/public-keys` (any scan key): the Ed25519 keys that verify signed ticket codes. */
-export const scanKeyPublicKeysRoutes = new Hono<ScanKeyEnv>()
+/**
+ * `/scan-keys/...` (any scan key): what a door phone keeps to scan offline, the keys that verify signed ticket codes
+ * and its own key's settings (issue 22).
+ */
+export const scanKeySyncRoutes = new Hono<ScanKeyEnv>()
   .use("*", scanRateLimit, requireScanKey)
-  .get("/public-keys", describeRoute(scansApi.publicKeys), (c) => ok(c, publicKeys(depsOf(c))));
+  .get("/public-keys", describeRoute(scansApi.publicKeys), (c) => ok(c, publicKeys(depsOf(c))))
+  .get("/self", describeRoute(scansApi.self), async (c) => ok(c, await scanKeySelf(depsOf(c), c.var.scanKey)));

@@ -83,6 +83,11 @@ const listedTicketView = z.object({
   order_id: int,
   ticket_type: z.string().describe("The type name, with the seat when seated."),
   name: z.string(),
+  ticket_type_id: z
+    .string()
+    .describe(
+      "The ticket type's `id` (as the ticket types of the admin API show it; a passe-partout's ticket at a child event: the pass's type): what a scan key's `ticket_type_ids` admits (`GET /scan-keys/self`). Empty for a ticket the event's object learned before it kept types, until the object learns it again.",
+    ),
 });
 const linkView = z.array(z.object({ href: z.string() }));
 
@@ -98,6 +103,23 @@ export const offlineListView = named(
       .describe("With `since` only: tickets that stopped being valid (deleted, or their order was) after it."),
     sync_token: z.string().describe("This walk's position in the list's changes: keep it after the last page and send it as `since` next time."),
     _links: z.object({ self: linkView, next: linkView.optional().describe("The next page; absent on the last one.") }),
+  }),
+);
+
+/** What a door phone decides scans with offline (issue 22): the key's settings, never the key itself. */
+export const scanKeySelfView = named(
+  "ScanKeySelf",
+  z.object({
+    event_id: int,
+    event_name: z.string(),
+    level: int.describe("0 entrance, 1 checkpoint, 6 reset, 7 leave, 8 re-enter, 9 exit (decisions.md 6)."),
+    location: z.string(),
+    date_format: z.string().describe("How scan dates are shown: PHP `date()` letters, in the event's time zone."),
+    tickets: z.string().describe("The key's ticket filter as the scan-key admin API shows it: type names, comma-separated; empty: all."),
+    ticket_type_ids: z
+      .array(z.string())
+      .nullable()
+      .describe("The ticket type ids the key admits, to compare with the offline list's `ticket_type_id`; null: every type (the filter is empty)."),
   }),
 );
 
@@ -156,6 +178,15 @@ export const scansApi = {
       "The ticket and its scans.",
     ),
     errors: { "404": "`scan_ticket_not_found`: no valid ticket of the key's event has this id or code.", "503": UNAVAILABLE },
+  },
+  self: {
+    summary: "Get the scan key's own settings",
+    description: [
+      "For a door phone deciding scans offline: the event, level, location, date format and ticket filter of the scan key in `X-EVT-API-KEY`, as the event's object decides scans with them, and the ticket type ids the filter admits (compare them with the offline list's `ticket_type_id`). Never the key itself, nothing of another event.",
+      "Counts in the scan key's offline-sync budget, with the offline list. A deleted key is refused at once.",
+    ].join("\n\n"),
+    success: answers.ok(scanKeySelfView, "The key's settings."),
+    errors: { "503": UNAVAILABLE },
   },
   publicKeys: {
     summary: "List the keys that verify signed ticket codes",

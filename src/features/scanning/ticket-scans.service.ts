@@ -1,7 +1,9 @@
-import type { OfflineListAnswer, ScanAnswer, TicketScansAnswer } from "../../event-object/event.do";
+import type { z } from "zod";
+import type { OfflineListAnswer, ScanAnswer, ScanKeyAnswer, TicketScansAnswer } from "../../event-object/event.do";
 import type { ScanResult } from "../../event-object/scan-ledger";
 import { looksSigned, signerFor } from "../../lib/ticket-codes";
-import { SCAN_ERRORS } from "../../domain/scan-rules";
+import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
+import { formatNameList } from "../../domain/catalogue-names";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../../db/schema";
 import { ApiError, invalidParams } from "../../domain/errors";
@@ -11,6 +13,7 @@ import { formatDateTime, parseDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
 import { catchUpTicket } from "../ordering/object-sync.service";
 import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "../catalogue/event-config.service";
+import type { scanKeySelfView } from "./scans.schema";
 
 export type ScanKeyUse = ScanKeyTarget & { key: string };
 
@@ -18,7 +21,7 @@ export type ScanKeyUse = ScanKeyTarget & { key: string };
  * Asks the key's event object, which decides from its own state. An object behind the catalogue version the key
  * was read at is brought up to date and asked again; a key the object does not know (deleted) is a 401.
  */
-type Answer = ScanAnswer | TicketScansAnswer | OfflineListAnswer;
+type Answer = ScanAnswer | TicketScansAnswer | OfflineListAnswer | ScanKeyAnswer;
 
 export async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (minVersion: number) => Promise<T>): Promise<Extract<T, { ok: true }>> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -104,4 +107,22 @@ export async function revokedSince(deps: Deps, use: ScanKeyUse, since: string | 
 /** `GET /scan-keys/public-keys`: the keys that verify signed ticket codes, for scanners checking offline. */
 export function publicKeys(deps: Deps) {
   return { keys: signerFor(deps.config.ticketSigningKeys).publicKeys() };
+}
+
+/**
+ * `GET /scan-keys/self`: what a door phone needs to decide scans offline with its key, from the event object's copy
+ * of the key (the one scans are decided with, so online and offline agree). Never the key itself; only its event.
+ */
+export async function scanKeySelf(deps: Deps, use: ScanKeyUse): Promise<z.output<typeof scanKeySelfView>> {
+  const stub = deps.eventObjects.get(use.eventId);
+  const { eventName, scanKey, ticketTypes } = await ask(deps, use, (v) => stub.scanKeyOf(use.key, v) as Promise<ScanKeyAnswer>);
+  return {
+    event_id: use.eventId,
+    event_name: eventName,
+    level: scanKey.level,
+    location: scanKey.location,
+    date_format: scanKey.dateFormat,
+    tickets: formatNameList(scanKey.tickets),
+    ticket_type_ids: admittedTypeIds(scanKey.tickets, ticketTypes),
+  };
 }

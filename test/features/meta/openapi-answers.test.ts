@@ -152,6 +152,9 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("GET /admin/events/{id}/scan-keys", { id });
     await hit("GET /admin/events/{id}/scan-keys/{key}", { id, key: s.scanKey });
     await hit("PUT /admin/events/{id}/scan-keys/{key}", { id, key: s.scanKey }, { body: { location: "Main door" } });
+    await hit("GET /admin/events/{id}/scan-keys/{key}/qr", { id, key: s.scanKey });
+    await hit("GET /admin/events/{id}/scan-keys/{key}/qr", { id, key: s.scanKey }, {}, "?format=svg");
+    await miss("GET /admin/events/{id}/scan-keys/{key}/qr", 400, { id, key: s.scanKey }, (path) => call("GET", `${path}?format=gif`));
     // `_embed` answers what the document says too.
     await checkAnswer(doc, URI, "GET /admin/events/{id}", await call("GET", `/admin/events/${id}?_embed`));
   });
@@ -202,6 +205,7 @@ describe("every route answers as the OpenAPI document says", () => {
     const etag = (await call("GET", "/scans/tickets", key)).headers.get("ETag")!;
     await miss("GET /scans/tickets", 304, {}, { ...key, headers: { "If-None-Match": etag } });
     await hit("GET /scan-keys/public-keys", {}, key);
+    await hit("GET /scan-keys/self", {}, key);
     await hit("DELETE /admin/tickets/{id}", { id: s.plainOrder.id });
     await hit("POST /admin/tickets/{id}", { id: s.plainOrder.id });
     await hit("GET /scans/revoked", {}, key);
@@ -355,6 +359,7 @@ describe("every route answers as the OpenAPI document says", () => {
     const organizer = await expectJson(call("POST", "/admin/users", { body: { username: unique("org"), email: address("org"), role: "organizer" } }), 201);
     await miss("GET /admin/users", 403, {}, { auth: { username: organizer.username, password: organizer.application_password } });
     await miss("POST /scans", 401, {}, { key: "0000000000000000", auth: null, body: { id: "x" } });
+    await miss("GET /scan-keys/self", 401, {}, { key: "0000000000000000", auth: null });
     await miss("GET /tickets/{uid}", 404, { uid: "no-such-order" }, pub);
     await miss("DELETE /admin/events/{id}", 409, { id: s.event.id });
     const order = { event_id: s.event.id, name: "Ann", email: address("x"), tickets: [{ [s.regular.id]: 1 }, { [s.vip.id]: 0 }] };

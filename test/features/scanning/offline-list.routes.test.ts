@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeCursor, LIST_PAGE_BYTES } from "../../../src/domain/offline-list";
 import type { EventObject } from "../../../src/event-object/event.do";
+import { createListTables } from "../../../src/event-object/offline-list";
 import { rebuildEventObject } from "../../../src/features/ordering/stock.service";
 import { depsFromEnv } from "../../../src/platform/deps";
 import { eventObject } from "../../../src/platform/event-object.client";
@@ -24,6 +25,7 @@ interface Listed {
   order_id: number;
   ticket_type: string;
   name: string;
+  ticket_type_id: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -145,7 +147,8 @@ describe("GET /scans/tickets in pages (per_page, cursor)", () => {
     for (const p of pages) {
       expect(Object.keys(p.body)).toEqual(["event_id", "tickets", "sync_token", "_links"]);
       expect(p.body.event_id).toBe(f.event.id);
-      for (const t of p.body.tickets) expect(Object.keys(t)).toEqual(["ticket_id", "order_id", "ticket_type", "name"]);
+      for (const t of p.body.tickets) expect(Object.keys(t)).toEqual(["ticket_id", "order_id", "ticket_type", "name", "ticket_type_id"]);
+      for (const t of p.body.tickets) expect(t.ticket_type_id).toBe(f.type.id);
       expect(JSON.stringify(p.body)).not.toMatch(/@example\.com/);
     }
     expect(pages.at(-1)!.link).toBeNull();
@@ -239,7 +242,9 @@ describe("GET /scans/tickets?since=<sync_token>", () => {
 
     const delta = await getJson(f.gate, `?since=${token}`);
     expect(Object.keys(delta)).toEqual(["event_id", "tickets", "revoked", "sync_token", "_links"]);
-    expect([...delta.tickets].sort(byId)).toStrictEqual(fresh.map((id) => ({ ticket_id: id, order_id: y.id, ticket_type: "Regular", name: "Yara" })).sort(byId));
+    expect([...delta.tickets].sort(byId)).toStrictEqual(
+      fresh.map((id) => ({ ticket_id: id, order_id: y.id, ticket_type: "Regular", name: "Yara", ticket_type_id: f.type.id })).sort(byId),
+    );
     expect(delta.revoked.map((r: Json) => r.ticket_id).sort()).toEqual([...y.ids].sort());
     for (const r of delta.revoked) expect(Object.keys(r)).toEqual(["ticket_id"]);
     expect(delta._links.next).toBeUndefined();
@@ -257,6 +262,55 @@ describe("GET /scans/tickets?since=<sync_token>", () => {
     const token = (await getJson(f.gate)).sync_token;
     for (const id of o.ids) expect((await expectJson(call("POST", "/scans", { key: f.gate, auth: null, body: { id } }), 200)).status).toBe(true);
     expect(await getJson(f.gate, `?since=${token}`)).toMatchObject({ tickets: [], revoked: [], sync_token: token });
+  });
+
+  it("a ticket whose type id alone changes is a change: an object that held it before it kept type ids learns it again", async () => {
+    const f = await setup();
+    const o = await order(f, 2, "Tia Typed");
+    await listWhen(f.gate, knows(o.ids));
+    const stub = eventObject(env, f.event.id);
+    const held = (await stub.snapshot()).tickets.filter((t) => o.ids.includes(t.id));
+    const uid = held[0]!.uid;
+    const info = { orderId: o.id, name: "Tia Typed", email: "tia@example.com" };
+    // As such an object holds them: the type text, no type id.
+    await stub.replaceTickets(
+      uid,
+      held.map(({ id, typeName }) => ({ id, typeId: "", typeName })),
+      info,
+    );
+    const before = await getJson(f.gate);
+    expect(before.tickets.map((t: Listed) => t.ticket_type_id)).toEqual(["", ""]);
+
+    await stub.replaceTickets(
+      uid,
+      held.map(({ id, typeName }) => ({ id, typeId: f.type.id, typeName })),
+      info,
+    );
+    const delta = await getJson(f.gate, `?since=${before.sync_token}`);
+    expect([...delta.tickets].sort(byId)).toStrictEqual(
+      o.ids.map((id) => ({ ticket_id: id, order_id: o.id, ticket_type: "Regular", name: "Tia Typed", ticket_type_id: f.type.id })).sort(byId),
+    );
+    expect(delta.revoked).toEqual([]);
+  });
+
+  it("an object made with the update trigger that missed type ids drops it as it starts: one change is numbered once", async () => {
+    const f = await setup();
+    const o = await order(f, 1, "Una Once");
+    await listWhen(f.gate, knows(o.ids));
+    const triggers = await runInDurableObject(eventObject(env, f.event.id), (_i: EventObject, state) => {
+      const sql = state.storage.sql;
+      sql.exec(`CREATE TRIGGER tickets_listed_update_v1 AFTER UPDATE ON tickets BEGIN UPDATE list_meta SET head = head + 1 WHERE id = 1; END`);
+      createListTables(sql);
+      return sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name`)
+        .toArray()
+        .map((r) => r.name);
+    });
+    expect(triggers).toEqual(["tickets_listed_delete_v1", "tickets_listed_insert_v1", "tickets_listed_update_v2"]);
+    const token = Number((await getJson(f.gate)).sync_token);
+    await expectJson(call("PUT", `/admin/orders/${o.id}`, { body: { name: "Una Renamed", email: "una@example.com" } }), 200);
+    await listWhen(f.gate, (ts) => ts.some((t) => t.name === "Una Renamed"));
+    expect(Number((await getJson(f.gate)).sync_token)).toBe(token + 1);
   });
 
   it("what the object already holds, sent again, is no change: an object rebuilt from D1 keeps its list's version", async () => {

@@ -7,7 +7,7 @@ import { eventObject } from "../../../src/platform/event-object.client";
 import type { EventObject } from "../../../src/event-object/event.do";
 import worker from "../../../src/index";
 import { signerFor, TicketSigner, type SigningKeyJwk } from "../../../src/lib/ticket-codes";
-import { qrMatrix, QR_QUIET_ZONE_MODULES } from "../../../src/pdf/qr";
+import { qrMatrix, QR_QUIET_ZONE_MODULES } from "../../../src/lib/qr";
 import { BLOCK_HEIGHT_MM, POINTS_PER_MM } from "../../../src/pdf/render-tickets";
 import { API_KEY, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType } from "../../helpers/catalogue";
@@ -552,7 +552,7 @@ describe("GET /scan-keys/public-keys", () => {
 });
 
 describe("GET /scans/tickets", () => {
-  it("the event's valid tickets, by id: ticket, order, type and name, never an email; never another event's", async () => {
+  it("the event's valid tickets, by id: ticket, order, type, name and type id, never an email; never another event's", async () => {
     const f = await setup(["Regular", "VIP"]);
     const other = await setup(["Regular"]);
     const first = await order(f.event.id, f.typeIds, { [f.typeIds[0]!]: 2, [f.typeIds[1]!]: 1 }, { name: "First Buyer", email: "first@example.com" });
@@ -564,13 +564,14 @@ describe("GET /scans/tickets", () => {
       mine.map((t) => t.id),
     );
 
-    const row = (t: Ticket, o: Placed, name: string) => ({ ticket_id: t.id, order_id: o.order.id, ticket_type: t.type, name });
+    const typeId = (name: string) => f.types.find((x) => x.name === name)!.id;
+    const row = (t: Ticket, o: Placed, name: string) => ({ ticket_id: t.id, order_id: o.order.id, ticket_type: t.type, name, ticket_type_id: typeId(t.type) });
     const expected = [...first.tickets.map((t) => row(t, first, "First Buyer")), ...second.tickets.map((t) => row(t, second, "Second Buyer"))].sort((x, y) =>
       x.ticket_id < y.ticket_id ? -1 : x.ticket_id > y.ticket_id ? 1 : 0,
     );
     expect(listOf(body)).toStrictEqual({ event_id: f.event.id, tickets: expected });
     // Personal data on every door phone is kept to what a door checks against an identity document (decisions.md 14).
-    for (const t of body.tickets) expect(Object.keys(t)).toEqual(["ticket_id", "order_id", "ticket_type", "name"]);
+    for (const t of body.tickets) expect(Object.keys(t)).toEqual(["ticket_id", "order_id", "ticket_type", "name", "ticket_type_id"]);
     expect(JSON.stringify(body)).not.toMatch(/@example\.com/);
     // The fields of the list as it always was, then the sync token and links of the paged list (issue 21).
     expect(Object.keys(body)).toEqual(["event_id", "tickets", "sync_token", "_links"]);
@@ -621,7 +622,7 @@ describe("GET /scans/tickets", () => {
     expect(body.tickets.every((t: Json) => t.order_id !== dropped.order.id)).toBe(true);
   });
 
-  it("a passe-partout's child tickets are listed at each child under the pass's type and order; the pass lists its own", async () => {
+  it("a passe-partout's child tickets are listed at each child under the pass's type (text and id) and order; the pass lists its own", async () => {
     const group = unique("SP");
     const c1 = await createOrderEvent({ group_type: 1, event_group: group });
     const c2 = await createOrderEvent({ group_type: 1, event_group: group });
@@ -643,8 +644,8 @@ describe("GET /scans/tickets", () => {
         [...mine, ...extra].map((t) => t.id),
       );
       const expected = [
-        ...mine.map((t) => ({ ticket_id: t.id, order_id: bought.order.id, ticket_type: "Pass", name: "Pat Pass" })),
-        ...extra.map((t) => ({ ticket_id: t.id, order_id: direct.order.id, ticket_type: "Day", name: "Dee Day" })),
+        ...mine.map((t) => ({ ticket_id: t.id, order_id: bought.order.id, ticket_type: "Pass", name: "Pat Pass", ticket_type_id: passType.id })),
+        ...extra.map((t) => ({ ticket_id: t.id, order_id: direct.order.id, ticket_type: "Day", name: "Dee Day", ticket_type_id: day.id })),
       ].sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : 1));
       expect(listOf(body)).toStrictEqual({ event_id: ev.id, tickets: expected });
     }
@@ -675,7 +676,9 @@ describe("GET /scans/tickets", () => {
     ] as const) {
       const body = await syncWhen(key, (b) => b.tickets.every((t: Json) => t.name === "New Name"));
       expect(body.tickets).toStrictEqual(
-        bought.tickets.filter((t) => t.eventId === ev.id).map((t) => ({ ticket_id: t.id, order_id: bought.order.id, ticket_type: "Pass", name: "New Name" })),
+        bought.tickets
+          .filter((t) => t.eventId === ev.id)
+          .map((t) => ({ ticket_id: t.id, order_id: bought.order.id, ticket_type: "Pass", name: "New Name", ticket_type_id: passType.id })),
       );
     }
   });
@@ -705,7 +708,9 @@ describe("GET /scans/tickets", () => {
       tickets.map((t) => t.id),
     );
     expect(body.tickets).toStrictEqual(
-      tickets.map((t) => ({ ticket_id: t.id, order_id: paid.id, ticket_type: "Regular", name: "Shop Buyer" })).sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : 1)),
+      tickets
+        .map((t) => ({ ticket_id: t.id, order_id: paid.id, ticket_type: "Regular", name: "Shop Buyer", ticket_type_id: type.id }))
+        .sort((x, y) => (x.ticket_id < y.ticket_id ? -1 : 1)),
     );
   });
 
