@@ -172,17 +172,25 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       ctx.southKey = (await service.admin("POST", `/admin/events/${event.id}/scan-keys`, { level: 0, location: "South gate" })).key;
       await service.admin("POST", "/admin/orders", { event_id: event.id, name: "Ada Lovelace", email: "ada@example.com", tickets: [{ [general.id]: 4, [vip.id]: 0 }] });
       await service.admin("POST", "/admin/orders", { event_id: event.id, name: "Grace Hopper", email: "grace@example.com", tickets: [{ [general.id]: 0, [vip.id]: 1 }] });
+      ctx.turing = await service.admin("POST", "/admin/orders", {
+        event_id: event.id,
+        name: "Alan Turing",
+        email: "alan@example.com",
+        tickets: [{ [general.id]: 1, [vip.id]: 0 }],
+      });
       // The tickets, from the list a door syncs (the other door's key sees every type); a dashboard order reaches its
       // event object's list a moment after its answer (docs/stock.md).
       let list;
       for (let tries = 0; tries < 50; tries++) {
         list = await (await fetch(`${service.url}/scans/tickets?per_page=100`, { headers: { "X-EVT-API-KEY": ctx.southKey } })).json();
-        if (list.tickets?.length === 5) break;
+        if (list.tickets?.length === 6) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      ctx.general = list.tickets.filter((t) => t.ticket_type === "General").map((t) => t.ticket_id);
+      ctx.general = list.tickets.filter((t) => t.ticket_type === "General" && t.order_id !== ctx.turing.id).map((t) => t.ticket_id);
       ctx.vip = list.tickets.filter((t) => t.ticket_type === "VIP").map((t) => t.ticket_id);
+      ctx.revoked = list.tickets.find((t) => t.order_id === ctx.turing.id)?.ticket_id;
       assert.equal(ctx.general.length, 4, JSON.stringify(list));
+      assert.ok(ctx.revoked);
       assert.equal(ctx.vip.length, 1);
 
       browser = await puppeteer.launch({
@@ -251,7 +259,7 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     const sheet = join(root, "north-key.png");
     writeFileSync(sheet, Buffer.from(await res.arrayBuffer()));
     await (await page.$("#key-photo-input")).uploadFile(sheet);
-    await page.waitForFunction(() => /5 tickets on this phone/.test(document.getElementById("list-size")?.textContent ?? ""));
+    await page.waitForFunction(() => /6 tickets on this phone/.test(document.getElementById("list-size")?.textContent ?? ""));
     assert.equal(await page.$eval("#event-name", (e) => e.textContent), "Door test concert");
     assert.match(await page.$eval("#key-label", (e) => e.textContent), /North gate · entrance/);
     assert.notEqual((await screen()).lastSync, "never");
@@ -293,6 +301,12 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.deepEqual((await screen()).counters, { scanned: "4", admitted: "2", refused: "2", queued: "0" });
   });
 
+  step("learns at the next sync that a ticket was revoked (its order deleted)", async () => {
+    await service.admin("DELETE", `/admin/orders/${ctx.turing.id}`);
+    await page.click("#sync-now");
+    await page.waitForFunction(() => /5 tickets on this phone/.test(document.getElementById("list-size")?.textContent ?? ""));
+  });
+
   step("offline: decides from the kept list, refuses what the list says, and queues the admission", async () => {
     await page.setOfflineMode(true);
     await page.waitForFunction(() => document.getElementById("network")?.textContent === "Offline");
@@ -301,6 +315,7 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(admitted.offline, true);
     assert.equal(admitted.name, "Ada Lovelace");
     assert.match(admitted.detail, /Offline/);
+    await page.screenshot({ path: join(shots, "offline.png") });
     const again = await photo(ctx.general[0], "general-0-offline");
     assert.equal(again.kind, "repeat", JSON.stringify(again));
     assert.match(again.detail, /^Scanned \d{4}-\d\d-\d\d \d\d:\d\d:\d\d at North gate \(decided offline\)$/);
@@ -308,8 +323,11 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(vip.kind, "refused");
     assert.equal(vip.title, "Wrong ticket for this entrance");
     assert.equal(vip.detail, "(decided offline)");
+    const revoked = await photo(ctx.revoked, "revoked-offline");
+    assert.equal(revoked.kind, "refused", JSON.stringify(revoked));
+    assert.equal(revoked.title, "Not a ticket for this event");
+    assert.equal(revoked.name, "");
     assert.equal((await screen()).counters.queued, "1");
-    await page.screenshot({ path: join(shots, "offline.png") });
   });
 
   step("reopens offline from its service worker, with its list and queue", async () => {
