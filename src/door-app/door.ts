@@ -3,8 +3,8 @@
  * list's sync (a full walk once, then deltas with `since`), and the replay of scans decided offline.
  */
 import { SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
-import { TicketSigner } from "../lib/ticket-codes";
-import { fetchKeyConfig, fetchListPage, fetchPublicKeys, KeyRefused, postScan, Unreachable } from "./door-api";
+import { looksSigned, TicketSigner } from "../lib/ticket-codes";
+import { fetchKeyConfig, fetchListPage, fetchPublicKeys, postScan, Unreachable } from "./door-api";
 import type { ScanAnswer } from "./door-types";
 import type { DoorSettings, DoorStore, LocalScan } from "./door-store";
 import { decideOffline } from "./offline-decision";
@@ -68,7 +68,8 @@ export class Door {
         ...(answer.error ? { error: answer.error } : {}),
         answer,
       });
-      void this.replay();
+      // The network is there: a good moment for the queue (its failures show at the next sync, which retries it).
+      void this.replay().catch(() => undefined);
       return shownOnline(answer);
     } catch (error) {
       if (!(error instanceof Unreachable)) throw error;
@@ -93,6 +94,19 @@ export class Door {
     await this.store.addScan(scan);
     if (decision.admitted)
       return { kind: "admitted", title: "Admitted", name: scan.name, type: scan.type, detail: "Offline: will be confirmed when back online", offline: true };
+    // A code signed for this event that the list lacks was issued, and then cancelled or sold after the last sync:
+    // the door should know the difference from a forgery, and ask again once online.
+    if (!ticket && ticketId && looksSigned(code)) {
+      const synced = this.settings.lastSync ? ` synced ${localDateTime(this.settings.lastSync)}` : "";
+      return {
+        kind: "refused",
+        title: "Not on this phone's list",
+        name: "",
+        type: "",
+        detail: `A real ticket of this event, but not on the list${synced}: new or cancelled. Scan it again online.`,
+        offline: true,
+      };
+    }
     const earlier = decision.earlier ? `${localDateTime(decision.earlier.at)} at ${decision.earlier.location}` : "";
     return { ...shownRefusal(decision.error, scan.name, scan.type, earlier), offline: true };
   }
@@ -167,7 +181,7 @@ export class Door {
       try {
         answer = await postScan(this.settings.key, scan.code, 10_000);
       } catch (error) {
-        if (error instanceof Unreachable || error instanceof KeyRefused) return;
+        if (error instanceof Unreachable) return;
         throw error;
       }
       const ours = !answer.status && answer.error === SCAN_ERRORS.done && answer.location === scan.location;

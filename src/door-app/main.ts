@@ -19,6 +19,8 @@ let stopCamera: (() => void) | null = null;
 let busy = Promise.resolve();
 /** Answers shown so far: the page's `data-shown`, which tells a watcher (the browser test) that a new answer is up. */
 let shown = 0;
+/** The service answered 401 to the key (deleted or replaced by the organiser): the badge says so until it accepts it again. */
+let keyRefused = false;
 
 /** A key from the scan key's QR code (`.../door/#key=<key>`) or typed; null when it is not one. */
 function keyFrom(text: string): string | null {
@@ -109,8 +111,10 @@ async function syncNow(): Promise<void> {
   for (const work of [() => door?.replay(), () => door?.sync()]) {
     try {
       await work();
+      keyRefused = false;
     } catch (error) {
-      if (!(error instanceof Unreachable)) console.warn("sync", error);
+      if (error instanceof KeyRefused) keyRefused = true;
+      else if (!(error instanceof Unreachable)) console.warn("sync", error);
     }
   }
   await refresh();
@@ -149,8 +153,8 @@ async function refresh(): Promise<void> {
   );
   $("conflicts").hidden = c.conflicts.length === 0;
   const network = $("network");
-  network.textContent = navigator.onLine ? "Online" : "Offline";
-  network.className = `badge ${navigator.onLine ? "online" : "offline"}`;
+  network.textContent = keyRefused ? "Key refused" : navigator.onLine ? "Online" : "Offline";
+  network.className = `badge ${keyRefused ? "refused" : navigator.onLine ? "online" : "offline"}`;
 }
 
 async function toggleCamera(): Promise<void> {

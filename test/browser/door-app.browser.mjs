@@ -53,6 +53,13 @@ function codeOf(ticketId) {
   return `${message}.${sign(null, Buffer.from(message), signingKey._private).toString("base64url")}`;
 }
 
+/** The same code signed by a key the service does not have. */
+function forgedCodeOf(ticketId) {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const message = `${signingKey.kid}.${ctx.eventId}.${ticketId}`;
+  return `${message}.${sign(null, Buffer.from(message), privateKey).toString("base64url")}`;
+}
+
 function qr(text) {
   const q = qrcode(0, "M");
   q.addData(text);
@@ -211,8 +218,10 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       ctx.pageErrors = [];
       page.on("pageerror", (err) => ctx.pageErrors.push(String(err)));
       page.on("console", (msg) => {
-        // Requests the network emulation refuses are expected while offline; anything else is a fault.
-        if (msg.type() === "error" && !/Failed to load resource: net::ERR_INTERNET_DISCONNECTED/.test(msg.text())) ctx.pageErrors.push(msg.text());
+        // Requests the network emulation refuses are expected while offline, 401s once the key is deleted; anything
+        // else is a fault.
+        const expected = /Failed to load resource: net::ERR_INTERNET_DISCONNECTED/.test(msg.text()) || (ctx.keyDeleted && /status of 401/.test(msg.text()));
+        if (msg.type() === "error" && !expected) ctx.pageErrors.push(msg.text());
       });
       failed = false;
     },
@@ -325,8 +334,12 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(vip.detail, "(decided offline)");
     const revoked = await photo(ctx.revoked, "revoked-offline");
     assert.equal(revoked.kind, "refused", JSON.stringify(revoked));
-    assert.equal(revoked.title, "Not a ticket for this event");
-    assert.equal(revoked.name, "");
+    assert.equal(revoked.title, "Not on this phone's list");
+    assert.match(revoked.detail, /new or cancelled/);
+    // A code of the right shape whose signature is not the service's: a forgery, refused as no ticket of this event.
+    const forged = await nextAnswer(async () => (await page.$("#photo-input")).uploadFile(qrImage(forgedCodeOf(ctx.general[3]), "forged")));
+    assert.equal(forged.kind, "refused", JSON.stringify(forged));
+    assert.equal(forged.title, "Not a ticket for this event");
     assert.equal((await screen()).counters.queued, "1");
   });
 
@@ -358,6 +371,15 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(check.status, false);
     assert.equal(check.location, "North gate");
     await page.screenshot({ path: join(shots, "conflict.png"), fullPage: true });
+  });
+
+  step("says so when the organiser deletes the key", async () => {
+    await service.admin("DELETE", `/admin/events/${ctx.eventId}/scan-keys/${ctx.northKey}`);
+    ctx.keyDeleted = true;
+    await page.click("#sync-now");
+    await page.waitForFunction(() => document.getElementById("network")?.textContent === "Key refused");
+    const shown = await nextAnswer(() => page.$("#photo-input").then((input) => input.uploadFile(qrImage(codeOf(ctx.general[1]), "after-delete"))));
+    assert.equal(shown.title, "Key refused", JSON.stringify(shown));
   });
 
   step("logged no page error", async () => {
