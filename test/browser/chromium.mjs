@@ -1,6 +1,8 @@
-// The browser the browser tests drive (`npm run test:browser`): Debian's chromium, through puppeteer-core (which
-// downloads none).
+// What the browser tests (`npm run test:browser`) share: Debian's chromium driven by puppeteer-core (which downloads
+// none), a bound on each file's run, and its end (browser and service stopped, the state dir kept after a failure).
 import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import puppeteer from "puppeteer-core";
 
 /** Debian's chromium: found on PATH, else installed with apt-get when we are root, else a clear failure. */
 export function chromiumPath() {
@@ -42,3 +44,31 @@ export const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
+
+/** Chromium, headless, with CHROMIUM_ARGS and `extraArgs`. */
+export function launchChromium(extraArgs = []) {
+  return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], timeout: 60_000, protocolTimeout: 60_000 });
+}
+
+/**
+ * Bounds a test file even if something hangs outside a test's own timeout: after six minutes `running()`'s browser
+ * and service are stopped and the process fails.
+ */
+export function stopAfterSixMinutes(label, running) {
+  const watchdog = setTimeout(() => {
+    console.error(`# ${label} took more than 6 minutes: stopping`);
+    const { browser, service } = running();
+    Promise.allSettled([browser?.close(), service?.stop()]).finally(() => process.exit(1));
+  }, 6 * 60_000);
+  watchdog.unref();
+}
+
+/** The end of a file's run: browser and service stopped (15 s at most), the state dir removed unless it failed. */
+export async function endRun({ browser, service, stateDir, failed, screenshots }) {
+  const closing = [];
+  if (browser) closing.push(browser.close().catch((err) => console.error(`# closing the browser: ${err}`)));
+  if (service) closing.push(service.stop());
+  await Promise.race([Promise.allSettled(closing), new Promise((r) => setTimeout(r, 15_000))]);
+  if (!failed && service) rmSync(stateDir, { recursive: true, force: true });
+  console.log(`# screenshots in ${screenshots}${failed ? ` (state kept in ${stateDir})` : ""}`);
+}

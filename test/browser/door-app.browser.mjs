@@ -13,14 +13,13 @@
 // `DOOR_SCREENSHOTS=docs/door-app npm run test:browser`).
 import assert from "node:assert/strict";
 import { generateKeyPairSync, sign } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import puppeteer from "puppeteer-core";
 import qrcode from "qrcode-generator";
 import { startService } from "../../scripts/local-service.mjs";
-import { CHROMIUM_ARGS, chromiumPath } from "./chromium.mjs";
+import { endRun, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
 
 const STEP_MS = 20_000;
 const root = mkdtempSync(join(tmpdir(), "ticketing-door-"));
@@ -32,11 +31,7 @@ let browser;
 let page;
 let failed = false;
 
-const watchdog = setTimeout(() => {
-  console.error("# the door app test took more than 6 minutes: stopping");
-  Promise.allSettled([browser?.close(), service?.stop()]).finally(() => process.exit(1));
-}, 6 * 60_000);
-watchdog.unref();
+stopAfterSixMinutes("the door app test", () => ({ browser, service }));
 
 const ctx = {};
 
@@ -166,7 +161,6 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
   before(
     async () => {
       failed = true;
-      const executablePath = chromiumPath();
       const { _private, ...jwk } = signingKey;
       service = await startService({ persistTo: stateDir, vars: { TICKET_SIGNING_KEYS: JSON.stringify([jwk]) } });
       console.log(`# service at ${service.url}, state in ${stateDir}`);
@@ -200,18 +194,11 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       assert.ok(ctx.revoked);
       assert.equal(ctx.vip.length, 1);
 
-      browser = await puppeteer.launch({
-        executablePath,
-        headless: true,
-        args: [
-          ...CHROMIUM_ARGS,
-          "--use-fake-ui-for-media-stream",
-          "--use-fake-device-for-media-stream",
-          `--use-file-for-fake-video-capture=${qrVideo(codeOf(ctx.general[1]), "camera")}`,
-        ],
-        timeout: 60_000,
-        protocolTimeout: 60_000,
-      });
+      browser = await launchChromium([
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        `--use-file-for-fake-video-capture=${qrVideo(codeOf(ctx.general[1]), "camera")}`,
+      ]);
       page = await browser.newPage();
       page.setDefaultTimeout(STEP_MS);
       await page.setViewport({ width: 420, height: 900, deviceScaleFactor: 1 });
@@ -228,17 +215,7 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     { timeout: 4 * 60_000 },
   );
 
-  after(
-    async () => {
-      const closing = [];
-      if (browser) closing.push(browser.close().catch((err) => console.error(`# closing the browser: ${err}`)));
-      if (service) closing.push(service.stop());
-      await Promise.race([Promise.allSettled(closing), new Promise((r) => setTimeout(r, 15_000))]);
-      if (!failed && service) rmSync(stateDir, { recursive: true, force: true });
-      console.log(`# screenshots in ${shots}${failed ? ` (state kept in ${stateDir})` : ""}`);
-    },
-    { timeout: 30_000 },
-  );
+  after(() => endRun({ browser, service, stateDir, failed, screenshots: shots }), { timeout: 30_000 });
 
   step("a scan key's QR link opens the app with the key set, and the key leaves the address bar", async () => {
     // A phone of its own (an empty browser context): what a door person gets by pointing the camera at the key's sheet.

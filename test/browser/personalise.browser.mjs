@@ -6,13 +6,12 @@
 // downloads no browser. Screenshots go to the temp dir printed at the end (kept; the state dir is removed after a
 // passing run, kept after a failing one).
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import puppeteer from "puppeteer-core";
 import { startService } from "../../scripts/local-service.mjs";
-import { CHROMIUM_ARGS, chromiumPath } from "./chromium.mjs";
+import { endRun, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
 
 const STEP_MS = 15_000; // any one wait inside the page
 const root = mkdtempSync(join(tmpdir(), "ticketing-browser-"));
@@ -22,12 +21,7 @@ let browser;
 let page;
 let failed = false;
 
-// The whole file is bounded even if something hangs outside a test's own timeout: stop everything, fail.
-const watchdog = setTimeout(() => {
-  console.error("# the browser test took more than 6 minutes: stopping");
-  Promise.allSettled([browser?.close(), service?.stop()]).finally(() => process.exit(1));
-}, 6 * 60_000);
-watchdog.unref();
+stopAfterSixMinutes("the browser test", () => ({ browser, service }));
 
 /** The order of the scenario, filled in by the set-up. */
 const ctx = {};
@@ -74,7 +68,6 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
   before(
     async () => {
       failed = true; // until the set-up is through
-      const executablePath = chromiumPath();
       service = await startService({ persistTo: stateDir });
       console.log(`# service at ${service.url}, state in ${stateDir}`);
 
@@ -109,14 +102,7 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
       ctx.ticketIds = view.tickets.map((t) => t.ticket_id);
       assert.equal(ctx.ticketIds.length, 2, JSON.stringify(view));
 
-      browser = await puppeteer.launch({
-        executablePath,
-        headless: true,
-        // Root in a container: no sandbox; /dev/shm may be small.
-        args: CHROMIUM_ARGS,
-        timeout: 60_000,
-        protocolTimeout: 60_000,
-      });
+      browser = await launchChromium();
       page = await browser.newPage();
       page.setDefaultTimeout(STEP_MS);
       await page.setViewport({ width: 800, height: 900 });
@@ -131,17 +117,7 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
     { timeout: 4 * 60_000 },
   );
 
-  after(
-    async () => {
-      const closing = [];
-      if (browser) closing.push(browser.close().catch((err) => console.error(`# closing the browser: ${err}`)));
-      if (service) closing.push(service.stop());
-      await Promise.race([Promise.allSettled(closing), new Promise((r) => setTimeout(r, 15_000))]);
-      if (!failed && service) rmSync(stateDir, { recursive: true, force: true });
-      console.log(`# screenshots in ${root}${failed ? ` (state kept in ${stateDir})` : ""}`);
-    },
-    { timeout: 30_000 },
-  );
+  after(() => endRun({ browser, service, stateDir, failed, screenshots: root }), { timeout: 30_000 });
 
   step("shows one form per ticket with the personalised fields, the required one marked", async () => {
     const res = await page.goto(`${service.url}/tickets/${ctx.uid}/personalise`, { waitUntil: "load", timeout: 30_000 });
