@@ -35,6 +35,24 @@ export function admittedTypeIds(filter: readonly string[], types: readonly { id:
   return types.filter((t) => filter.includes(t.name)).map((t) => t.id);
 }
 
+/**
+ * The scan validation result of the spec (with `error` when refused): what the event object answers, and what a door
+ * phone reads back (src/door-app).
+ */
+export interface ScanResult {
+  order_id: number;
+  qrcode: string;
+  event: string;
+  name: string;
+  email: string;
+  level: number;
+  type: string;
+  status: boolean;
+  date: string;
+  location: string;
+  error?: string;
+}
+
 export type ScanDecision = { ok: true } | { ok: false; error: string; earlier: ScanRecord | null };
 
 const refuse = (error: string, earlier: ScanRecord | null = null): ScanDecision => ({ ok: false, error, earlier });

@@ -15,7 +15,7 @@ export type OfflineDecision = { admitted: true; ticket: ListEntry } | { admitted
 export function decideOffline(config: KeyConfig, ticket: ListEntry | null, history: readonly ScanRecord[]): OfflineDecision {
   if (!ticket) return { admitted: false, ticket: null, error: SCAN_ERRORS.notFound, earlier: null };
   const types = config.ticket_type_ids;
-  if (types !== null && !types.some((id) => String(id) === String(ticket.ticket_type_id))) {
+  if (types !== null && !types.includes(ticket.ticket_type_id)) {
     return { admitted: false, ticket, error: SCAN_ERRORS.wrongType, earlier: null };
   }
   const decision = decideScan(sinceReset(history), config.level, config.location);

@@ -8,6 +8,7 @@ import * as scans from "./scan-ledger";
 import * as outbox from "./scan-outbox";
 import * as list from "./offline-list";
 import type { ListQuery } from "../domain/offline-list";
+import type { ScanResult } from "../domain/scan-rules";
 
 /**
  * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a
@@ -27,7 +28,7 @@ const LEARN_AGAIN_MS = 1_000;
 /** An open order handed to the Worker for expiry is looked at again after this, should the message be lost. */
 const EXPIRY_RETRY_MS = 60_000;
 
-export type ScanAnswer = { ok: true; result: scans.ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
+export type ScanAnswer = { ok: true; result: ScanResult } | { ok: false; reason: "stale" | "unknown_key" };
 export type OfflineListAnswer = { ok: true; list: list.ListOutcome } | { ok: false; reason: "stale" | "unknown_key" };
 export type ScanKeyAnswer =
   | { ok: true; eventName: string; scanKey: ScanKeyConfig; ticketTypes: { id: string; name: string }[] }

@@ -1,6 +1,6 @@
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";
-import { admittedTypeIds, decideScan, SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
+import { admittedTypeIds, decideScan, SCAN_ERRORS, type ScanRecord, type ScanResult } from "../domain/scan-rules";
 import type { EventConfig, ScanKeyConfig } from "./event-config";
 
 /**
@@ -8,21 +8,6 @@ import type { EventConfig, ScanKeyConfig } from "./event-config";
  * valid tickets and their scans), inside its single thread, so two scanners presenting one ticket at the same
  * instant get one `true`. Scans are kept here for good; `scan-outbox.ts` sees each to D1 (reports, `scan.created`).
  */
-
-/** The scan validation result of the spec (with `error` when refused). */
-export interface ScanResult {
-  order_id: number;
-  qrcode: string;
-  event: string;
-  name: string;
-  email: string;
-  level: number;
-  type: string;
-  status: boolean;
-  date: string;
-  location: string;
-  error?: string;
-}
 
 /** A recorded scan on its way to D1. */
 export interface PendingScan {

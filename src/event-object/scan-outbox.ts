@@ -1,4 +1,5 @@
-import type { PendingScan, ScanResult } from "./scan-ledger";
+import type { ScanResult } from "../domain/scan-rules";
+import type { PendingScan } from "./scan-ledger";
 
 /**
  * The event object's scans on their way to D1, at least once. The alarm sends what is due as `scans.record`

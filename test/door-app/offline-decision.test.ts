@@ -19,7 +19,7 @@ const key = (over: Partial<KeyConfig> = {}): KeyConfig => ({
   ticket_type_ids: null,
   ...over,
 });
-const ticket: ListEntry = { ticket_id: "AAAAAAAAAAAAAAAA", order_id: 3, ticket_type: "General, row 4", ticket_type_id: 11, name: "Ada" };
+const ticket: ListEntry = { ticket_id: "AAAAAAAAAAAAAAAA", order_id: 3, ticket_type: "General, row 4", ticket_type_id: "v11", name: "Ada" };
 const scan = (level: number, at: number, location = "North gate"): ScanRecord => ({ level, at, location });
 
 describe("decideOffline", () => {
@@ -32,9 +32,9 @@ describe("decideOffline", () => {
   });
 
   it("applies the key's ticket types, by id (the list's type text carries the seat)", () => {
-    expect(decideOffline(key({ ticket_type_ids: [12] }), ticket, [])).toEqual({ admitted: false, ticket, error: SCAN_ERRORS.wrongType, earlier: null });
-    expect(decideOffline(key({ ticket_type_ids: [12, 11] }), ticket, []).admitted).toBe(true);
-    expect(decideOffline(key({ ticket_type_ids: ["11"] }), ticket, []).admitted).toBe(true);
+    expect(decideOffline(key({ ticket_type_ids: ["v12"] }), ticket, [])).toEqual({ admitted: false, ticket, error: SCAN_ERRORS.wrongType, earlier: null });
+    expect(decideOffline(key({ ticket_type_ids: ["v12", "v11"] }), ticket, []).admitted).toBe(true);
+    expect(decideOffline(key({ ticket_type_ids: ["v11"] }), ticket, []).admitted).toBe(true);
     expect(decideOffline(key({ ticket_type_ids: [] }), ticket, []).admitted).toBe(false);
   });
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { OfflineListAnswer, ScanAnswer, ScanKeyAnswer, TicketScansAnswer } from "../../event-object/event.do";
-import type { ScanResult } from "../../event-object/scan-ledger";
+import type { ScanResult } from "../../domain/scan-rules";
 import { looksSigned, signerFor } from "../../lib/ticket-codes";
 import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
 import { formatNameList } from "../../domain/catalogue-names";
