@@ -66,11 +66,5 @@ export async function encodeGrayPng({ width, height, pixels }: GrayImage): Promi
   const rows = new Uint8Array(height * (width + 1));
   for (let y = 0; y < height; y++) rows.set(pixels.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
   const parts = [Uint8Array.from(SIGNATURE), chunk("IHDR", header(width, height)), chunk("IDAT", await deflate(rows)), chunk("IEND", new Uint8Array(0))];
-  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    png.set(p, at);
-    at += p.length;
-  }
-  return png;
+  return new Uint8Array(await new Blob(parts).arrayBuffer());
 }
