@@ -1,3 +1,5 @@
+import { OVERLOADED } from "./route-docs";
+
 /**
  * Answers the OpenAPI document names beside success and the error envelope: where a rule of decisions.md 14
  * answers with a status a client must be ready for, or a success a client may misread (a report lagging a scan).
@@ -14,7 +16,7 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   "post /ticketing/v1/events/{id}/orders": {
     "404": "`rest_event_invalid_id`: the event does not exist.",
     "429": "`rest_too_many_requests` with `Retry-After`: 30 orders a minute per client address, only with the publishable ordering key (never with the API key).",
-    "503": "`rest_payment_unavailable`: the order needs payment and no payment provider is configured; nothing was written.",
+    "503": `\`rest_payment_unavailable\`: the order needs payment and no payment provider is configured; nothing was written. Or ${OVERLOADED}`,
   },
   "post /ticketing/v1/admin/events": {
     "403":
