@@ -367,7 +367,7 @@ export const coupons = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     code: text("code").notNull(),
-    // The code lowercased by JavaScript: codes are unique case-insensitively.
+    // The code lowercased by JavaScript: codes are unique case-insensitively (per owner).
     codeKey: text("code_key").notNull(),
     description: text("description").notNull().default(""),
     type: text("type").$type<CouponType>().notNull(),
@@ -387,10 +387,13 @@ export const coupons = sqliteTable(
     maximumAmountCents: integer("maximum_amount_cents").notNull().default(0),
     email: text("email").notNull().default(""),
     emailKey: text("email_key").notNull().default(""),
+    // Who owns the coupon and its code (decisions.md 15): the creating organizer's user id, or 0 for the
+    // administrators, who are one owner. A code is unique per owner only.
+    ownerId: integer("owner_id").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     modifiedAt: integer("modified_at").notNull(),
   },
-  (t) => [uniqueIndex("coupons_code_key").on(t.codeKey), index("coupons_email_key").on(t.emailKey)],
+  (t) => [uniqueIndex("coupons_code_owner").on(t.codeKey, t.ownerId), index("coupons_email_key").on(t.emailKey)],
 );
 
 /** Tickets that stopped being valid (deleted, or their order deleted), for scanners syncing offline. */

@@ -91,7 +91,8 @@ export const couponEmailsApi = {
   },
   send: {
     summary: "Send a bulk coupon email",
-    description: "Mails each id its coupon (source 1) or a new coupon made from `template_code` (source 0), through the outbox. One batch per call.",
+    description:
+      "Mails each id its coupon (source 1) or a new coupon made from `template_code` (source 0; the caller's own coupon with that code, the new coupons the caller's too), through the outbox. One batch per call.",
     success: answers.ok(bulkErrorsView("id"), "What could not be sent, per id; empty when everything was."),
   },
   sendExample: {

@@ -1059,6 +1059,27 @@ describe("authorisation", () => {
     expect((await expectJson(call("DELETE", `/admin/orders/${own.id}`, { auth }), 200)).deleted).toBe(true);
   });
 
+  it("answers another organizer's order or event with a 403 that names nothing (decisions.md 15)", async () => {
+    const mine = await setup();
+    const other = await setup();
+    const organizer = await createUser("organizer", { authorised_events: [mine.event.id] });
+    const auth = organizer.credentials;
+    const theirs = await placeOrder(other);
+    const refusals = [
+      call("GET", `/admin/orders/${theirs.id}`, { auth }),
+      call("PUT", `/admin/orders/${theirs.id}`, { auth, body: { name: "Hijack" } }),
+      call("DELETE", `/admin/orders/${theirs.id}`, { auth }),
+      call("GET", `/admin/orders?event_id=${mine.event.id},${other.event.id}`, { auth }),
+      post(orderBody(other), { auth }),
+      call("GET", `/admin/events/${other.event.id}`, { auth }),
+    ];
+    for (const res of refusals) {
+      const err = await expectError(res, 403, "rest_forbidden");
+      expect(err.message).toBe("Sorry, you are not allowed to do that.");
+      expect(JSON.stringify(err)).not.toContain(String(other.event.id));
+    }
+  });
+
   it.each([
     ["GET", "/admin/orders"],
     ["POST", "/admin/orders"],
