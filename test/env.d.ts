@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     MIGRATION_TEST_DB: D1Database;
     /** Another (test/migrations/report-counters.test.ts), since each such test stops at its own migration. */
     COUNTERS_MIGRATION_TEST_DB: D1Database;
+    /** And another (test/migrations/checkout-ids.test.ts). */
+    CHECKOUT_MIGRATION_TEST_DB: D1Database;
   }
 }
 

@@ -278,6 +278,10 @@ export const orders = sqliteTable(
     eventId: integer("event_id").notNull(),
     uid: text("uid").notNull(),
     paymentId: text("payment_id").notNull().default(""),
+    // The provider's checkout this order is paid through (Stripe: the Checkout Session id; test: `test_...`), set at
+    // checkout and never changed: `payment_id` becomes the payment intent once paid, yet a repeated or late notice
+    // must still name this checkout to be matched (decisions.md 15 "Payments are matched, not trusted").
+    checkoutId: text("checkout_id").notNull().default(""),
     paymentStatus: text("payment_status").notNull(),
     customStatus: text("custom_status").notNull().default(""),
     name: text("name").notNull(),

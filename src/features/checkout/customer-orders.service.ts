@@ -9,7 +9,7 @@ import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "../orderi
 import { placeOrders } from "../ordering/order-placement";
 import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
-import { completePayment } from "../payments/payments.service";
+import { failUnstartedCheckout } from "../payments/payments.service";
 import { verifyCaptcha } from "./captcha";
 import { confirmationFor, whoMayOrder } from "../ordering/order-eligibility";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
@@ -127,12 +127,15 @@ export async function createCustomerOrder(
     });
   } catch (err) {
     // No checkout, no order: the orders are cancelled and their stock given back.
-    await completePayment(deps, first.paymentGroup, { status: "failed", message: String(err instanceof Error ? err.message : err) });
+    await failUnstartedCheckout(deps, first.paymentGroup, String(err instanceof Error ? err.message : err));
     throw new ApiError(502, "order_payment_unavailable", "The payment provider could not start a checkout; please try again.");
   }
-  await deps.db.update(orders).set({ paymentId: checkout.paymentId, checkoutUrl: checkout.checkoutUrl }).where(eq(orders.paymentGroup, first.paymentGroup));
+  // The checkout is kept apart from `payment_id` (which becomes the provider's payment once paid): every notice is
+  // matched with it (decisions.md 15 "Payments are matched, not trusted").
+  const started = { paymentId: checkout.paymentId, checkoutId: checkout.paymentId, checkoutUrl: checkout.checkoutUrl };
+  await deps.db.update(orders).set(started).where(eq(orders.paymentGroup, first.paymentGroup));
   return {
-    order: { ...first, paymentId: checkout.paymentId },
+    order: { ...first, ...started },
     event: dates[0]!,
     groupOrders: placed.map((o) => o.id),
     payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, deps.config.timezone) },

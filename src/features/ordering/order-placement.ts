@@ -155,6 +155,7 @@ export async function placeOrders(
     eventId: d.event.id,
     uid: d.uid,
     paymentId: "",
+    checkoutId: "",
     paymentStatus: status,
     customStatus: "",
     name: who.name,
