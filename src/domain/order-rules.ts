@@ -11,6 +11,14 @@ import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
 
 export const orderError = (code: string, message: string, status: 400 | 409 = 400) => new ApiError(status, code, message);
 
+/**
+ * Open orders per buyer (decisions.md 15): a browser shop front (the ordering key) holds at most this many orders
+ * awaiting payment per event, per email and per client address, so one buyer cannot hoard a sale's stock for the
+ * whole payment hold. The order's claims carry the number to the trigger that enforces it in the order's batch.
+ */
+export const MAX_OPEN_ORDERS = 2;
+export const tooManyOpenOrders = () => new ApiError(429, "order_too_many_open", "You already have orders waiting for payment");
+
 const isEmail = (s: string) => z.email().safeParse(s).success;
 
 /** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */

@@ -4,6 +4,7 @@ import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } fr
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { usageLimitReached } from "../../domain/coupon-rules";
+import { tooManyOpenOrders } from "../../domain/order-rules";
 import { enqueueEmails, outboxStatement } from "../messaging/emails.service";
 import { orderEmail } from "./order-emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
@@ -216,6 +217,8 @@ export async function placeOrders(
     deliveryIds = writtenDeliveries(results);
   } catch (err) {
     await releaseHeld();
+    // Parallel orders of one buyer filled their open-order places first (decisions.md 15).
+    if (isCheckViolation(err, "order_claims.open")) throw tooManyOpenOrders();
     // A claim refused in the batch: a parallel order by the same person got there first.
     if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
     if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());

@@ -10,7 +10,7 @@ import type { Deps } from "../../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "../ordering/object-sync.service";
 import { writeLog, writeLogStatement } from "../logs/logs.service";
 import { seedsForOrder } from "../ordering/order-drafts";
-import { uniqueScope } from "../ordering/order-eligibility";
+import { dropOpenClaims, uniqueScope } from "../ordering/order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "../ordering/order-placement";
 import { providerOfPayment } from "./payment-providers";
 import { seatText, type Seat } from "../../domain/seat-plan";
@@ -57,6 +57,7 @@ async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from
       .where(and(eq(orders.id, order.id), inArray(orders.paymentStatus, [...from])))
       .returning({ id: orders.id }),
     ...writes,
+    dropOpenClaims(deps, order.uid, ours),
     ...created,
     ...(email ? [email] : []),
   ]);
