@@ -17,7 +17,11 @@ export const orderError = (code: string, message: string, status: 400 | 409 = 40
  * whole payment hold. The order's claims carry the number to the trigger that enforces it in the order's batch.
  */
 export const MAX_OPEN_ORDERS = 2;
-export const tooManyOpenOrders = () => new ApiError(429, "order_too_many_open", "You already have orders waiting for payment");
+/** `Retry-After`: seconds until a place frees at the latest (an open order's payment deadline passes). */
+export const tooManyOpenOrders = (retryAfterSeconds: number) =>
+  new ApiError(429, "order_too_many_open", "You already have orders waiting for payment", undefined, {
+    "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });
 
 const isEmail = (s: string) => z.email().safeParse(s).success;
 

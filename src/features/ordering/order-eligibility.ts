@@ -174,20 +174,36 @@ export async function buyerAddressKey(deps: Deps, address: string): Promise<stri
  */
 export async function openOrderClaims(deps: Deps, eventId: number, uid: string, emailKey: string, addressKey: string | null): Promise<ClaimRow[]> {
   const keys = [{ kind: OPEN_KINDS[0], emailKey }, ...(addressKey === null ? [] : [{ kind: OPEN_KINDS[1], emailKey: addressKey }])];
+  const claims = keys.map((k) => ({ ...k, eventId, orderUid: uid, units: MAX_OPEN_ORDERS }));
+  const refusal = await openOrdersRefusal(deps, claims);
+  if (refusal) throw refusal;
+  return claims;
+}
+
+/**
+ * The `429` for open-order claims that no longer fit, or null while they do: its `Retry-After` is when each full
+ * key's earliest open order reaches its payment deadline (its place frees then at the latest). Also answers a claim
+ * the trigger refused in the batch.
+ */
+export async function openOrdersRefusal(deps: Deps, claims: readonly ClaimRow[]): Promise<Error | null> {
+  const open = claims.filter((c) => (OPEN_KINDS as readonly string[]).includes(c.kind));
+  if (open.length === 0) return null;
   const counted = await deps.db
-    .select({ kind: orderClaims.kind, n: sql<number>`count(*)` })
+    .select({ n: sql<number>`count(*)`, freeAt: sql<number | null>`min(${orders.expiresAt})` })
     .from(orderClaims)
     .innerJoin(orders, eq(orders.uid, orderClaims.orderUid))
     .where(
       and(
-        eq(orderClaims.eventId, eventId),
         eq(orders.paymentStatus, "open"),
-        or(...keys.map((k) => and(eq(orderClaims.kind, k.kind), eq(orderClaims.emailKey, k.emailKey)))),
+        or(...open.map((c) => and(eq(orderClaims.kind, c.kind), eq(orderClaims.eventId, c.eventId), eq(orderClaims.emailKey, c.emailKey)))),
       ),
     )
-    .groupBy(orderClaims.kind);
-  if (counted.some((c) => c.n >= MAX_OPEN_ORDERS)) throw tooManyOpenOrders();
-  return keys.map((k) => ({ ...k, eventId, orderUid: uid, units: MAX_OPEN_ORDERS }));
+    .groupBy(orderClaims.kind, orderClaims.eventId, orderClaims.emailKey);
+  const full = counted.filter((c) => c.n >= MAX_OPEN_ORDERS);
+  if (full.length === 0) return null;
+  const hold = deps.config.orderHoldMinutes * 60;
+  const waits = full.map((c) => (c.freeAt === null ? hold : Math.min(hold, c.freeAt - deps.now())));
+  return tooManyOpenOrders(Math.max(...waits));
 }
 
 /** A paid order waits no more: its open-order claims go in the batch that makes it final (decisions.md 15). */

@@ -8,7 +8,7 @@ import { tooManyOpenOrders } from "../../domain/order-rules";
 import { enqueueEmails, outboxStatement } from "../messaging/emails.service";
 import { orderEmail } from "./order-emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
-import { alreadyOrdered, capRefusal } from "./order-eligibility";
+import { alreadyOrdered, capRefusal, openOrdersRefusal } from "./order-eligibility";
 import { insertTicketRows } from "../tickets/ticket-rows";
 import { seatText, type Seat } from "../../domain/seat-plan";
 import { clearIntentTogether, syncIntents, WAIT } from "./object-sync.service";
@@ -217,8 +217,9 @@ export async function placeOrders(
     deliveryIds = writtenDeliveries(results);
   } catch (err) {
     await releaseHeld();
-    // Parallel orders of one buyer filled their open-order places first (decisions.md 15).
-    if (isCheckViolation(err, "order_claims.open")) throw tooManyOpenOrders();
+    // Parallel orders of one buyer filled their open-order places first (decisions.md 15); one of them may have
+    // closed since, so a retry in a second may find a place.
+    if (isCheckViolation(err, "order_claims.open")) throw (await openOrdersRefusal(deps, [...(options.claims?.values() ?? [])].flat())) ?? tooManyOpenOrders(1);
     // A claim refused in the batch: a parallel order by the same person got there first.
     if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
     if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());

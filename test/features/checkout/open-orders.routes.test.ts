@@ -22,6 +22,8 @@ type Json = Record<string, any>;
 const ORDERING_KEY = "pk_open_orders";
 const shopEnv = { ...env, ORDERING_KEY } as typeof env;
 const MESSAGE = "You already have orders waiting for payment";
+/** ORDER_HOLD_MINUTES of the tests' configuration (15): the longest an open order waits for payment. */
+const HOLD_S = 15 * 60;
 
 interface Shop {
   event: Json;
@@ -65,9 +67,19 @@ const openOrdersOf = async (s: Shop) => (await ordersOf(s)).filter((o) => o.paym
 const reservedUids = async (s: Shop) => (await eventObject(env, s.event.id).snapshot()).reservations.map((r) => r.uid).sort();
 const left = async (s: Shop) => (await eventObject(env, s.event.id).remaining())!.types[s.type.id];
 
+/** A 429 of this rule says when to come back: when a place frees at the latest (an open order's payment deadline). */
+function expectRetryAfter(res: Response): void {
+  const value = res.headers.get("Retry-After");
+  expect(value, "Retry-After").toMatch(/^\d+$/);
+  expect(Number(value)).toBeGreaterThanOrEqual(1);
+  expect(Number(value)).toBeLessThanOrEqual(HOLD_S);
+}
+
 /** The refusal, after which the event has the same orders and its object holds the same units as before. */
-async function expectTooMany(s: Shop, res: Promise<Response>): Promise<void> {
+async function expectTooMany(s: Shop, answer: Promise<Response>): Promise<void> {
   const before = { orders: (await ordersOf(s)).length, reserved: await reservedUids(s), left: await left(s) };
+  const res = await answer;
+  expectRetryAfter(res);
   const err = await expectError(res, 429, "order_too_many_open");
   expect(err.message).toBe(MESSAGE);
   const after = { orders: (await ordersOf(s)).length, reserved: await reservedUids(s), left: await left(s) };
@@ -198,7 +210,10 @@ describe("open orders per buyer with the ordering key (decisions.md 15)", () => 
     const answers = await Promise.all(Array.from({ length: 10 }, () => browserOrder(s, "rush@example.com", address(), 5)));
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, ...Array(8).fill(429)]);
-    for (const r of answers.filter((x) => x.status === 429)) expect(((await r.json()) as Json).code).toBe("order_too_many_open");
+    for (const r of answers.filter((x) => x.status === 429)) {
+      expectRetryAfter(r);
+      expect(((await r.json()) as Json).code).toBe("order_too_many_open");
+    }
     const open = await openOrdersOf(s);
     expect(open).toHaveLength(2);
     expect(await ordersOf(s)).toHaveLength(2);
@@ -212,6 +227,7 @@ describe("open orders per buyer with the ordering key (decisions.md 15)", () => 
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => browserOrder(s, `rush${i}@example.com`, from, 5)));
     expect(answers.filter((r) => r.status === 201)).toHaveLength(2);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(8);
+    for (const r of answers.filter((x) => x.status === 429)) expectRetryAfter(r);
     expect(await openOrdersOf(s)).toHaveLength(2);
     expect(await ordersOf(s)).toHaveLength(2);
     expect(await left(s)).toBe(40);
