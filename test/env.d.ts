@@ -8,6 +8,8 @@ declare namespace Cloudflare {
     COUNTERS_MIGRATION_TEST_DB: D1Database;
     /** Another (test/migrations/coupon-owners.test.ts). */
     COUPONS_MIGRATION_TEST_DB: D1Database;
+    /** And another (test/migrations/checkout-ids.test.ts). */
+    CHECKOUT_MIGRATION_TEST_DB: D1Database;
   }
 }
 

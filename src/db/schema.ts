@@ -278,6 +278,10 @@ export const orders = sqliteTable(
     eventId: integer("event_id").notNull(),
     uid: text("uid").notNull(),
     paymentId: text("payment_id").notNull().default(""),
+    // The provider's checkout this order is paid through (Stripe: the Checkout Session id; test: `test_...`), set at
+    // checkout and never changed: `payment_id` becomes the payment intent once paid, yet a repeated or late notice
+    // must still name this checkout to be matched (decisions.md 15 "Payments are matched, not trusted").
+    checkoutId: text("checkout_id").notNull().default(""),
     paymentStatus: text("payment_status").notNull(),
     customStatus: text("custom_status").notNull().default(""),
     name: text("name").notNull(),
@@ -640,13 +644,18 @@ export const emails = sqliteTable(
 /**
  * What an order claims against per-person rules, written in the order's batch and deleted with it when the order
  * dies: `unique` (one order per email per event, unique index) and `cap` (tickets against an email list's cap, checked
- * by a trigger). Only live orders have claims, so only they count.
+ * by a trigger). Only live orders have claims, so only they count. `open` and `open_address` count open orders of
+ * ordering-key callers; they are deleted when the order is paid, and the trigger counts only those whose order is
+ * still open.
  */
 export const orderClaims = sqliteTable(
   "order_claims",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    kind: text("kind", { enum: ["unique", "cap"] }).notNull(),
+    // `open` and `open_address`: an ordering-key order waiting for payment, keyed by its email or by a keyed hash of
+    // the client's address (in `email_key`); `units` is the most open orders allowed, which the trigger
+    // `order_claims_open_insert` enforces (decisions.md 15 "Open orders per buyer").
+    kind: text("kind", { enum: ["unique", "cap", "open", "open_address"] }).notNull(),
     eventId: integer("event_id").notNull(),
     emailKey: text("email_key").notNull(),
     orderUid: text("order_uid").notNull(),

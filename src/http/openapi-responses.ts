@@ -15,7 +15,8 @@ export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   },
   "post /ticketing/v1/events/{id}/orders": {
     "404": "`rest_event_invalid_id`: the event does not exist.",
-    "429": "`rest_too_many_requests` with `Retry-After`: 30 orders a minute per client address, only with the publishable ordering key (never with the API key).",
+    "429":
+      "Only with the publishable ordering key (never with the API key), with `Retry-After`: `rest_too_many_requests`, 30 orders a minute per client address; `order_too_many_open` (`You already have orders waiting for payment`), this email or this address already holds 2 orders awaiting payment on the event (decisions.md 15), `Retry-After` saying when one reaches its payment deadline.",
     "503": `\`rest_payment_unavailable\`: the order needs payment and no payment provider is configured; nothing was written. Or ${OVERLOADED}`,
   },
   "post /ticketing/v1/admin/events": {

@@ -1049,6 +1049,41 @@ describe("late payment through the checkout page", () => {
   });
 });
 
+describe("the test provider's page is matched like a provider's notice (decisions.md 15 \"Payments are matched, not trusted\")", () => {
+  const logsOf = (orderId: number) => db.select().from(logs).where(eq(logs.orderId, orderId));
+
+  it("stores the checkout it started; a group whose stored checkout is not the page's own pays and cancels nothing, is logged as Payment, and redirects as usual", async () => {
+    const s = await shop({ types: [{ name: "Limited", price: 10, stock_control: true, stock: 5, show_remaining: true }] });
+    const order = await placeOrder(s, [2]);
+    const stored = (await ordersOf(s.event.id))[0]!;
+    expect(stored.checkoutId).toBe(order.payment_id);
+    expect(stored.checkoutId).toMatch(/^test_/);
+
+    // The group's stored checkout is another one than the page's (as if another checkout had been started for it).
+    await db.update(orders).set({ checkoutId: "test_AnotherCheckout" }).where(eq(orders.id, order.id));
+    for (const action of ["pay", "cancel"]) {
+      const res = await decide(order.payment.checkout_url, action);
+      expect(res.status).toBe(303);
+      expect(res.headers.get("Location")).toBe(`${BASE}${statusPath(order)}`);
+      expect(await status(order)).toStrictEqual({ payment_status: "open", tickets_ready: false, download_url: "" });
+    }
+    expect(await ticketsOf(order.id)).toEqual([]);
+    expect(await soldOf(s)).toEqual({ event: 0, types: [0] });
+    expect(await formRemaining(s)).toBe(3);
+    const entries = await logsOf(order.id);
+    expect(entries.map((e) => e.logType)).toEqual(["Payment", "Payment"]);
+    expect(entries[0]!.description).toMatch(/checkout|session/i);
+
+    // Its own checkout again: the page pays it, once.
+    await db.update(orders).set({ checkoutId: stored.checkoutId }).where(eq(orders.id, order.id));
+    await decide(order.payment.checkout_url, "pay");
+    await decide(order.payment.checkout_url, "pay");
+    expect((await status(order)).payment_status).toBe("paid");
+    expect(await ticketsOf(order.id)).toHaveLength(2);
+    expect(await logsOf(order.id)).toHaveLength(2);
+  });
+});
+
 describe("an open order in the event object", () => {
   it("an order whose stock is held shows in the object as taken with the payment deadline", async () => {
     const s = await shop({ types: [{ name: "Limited", price: 10, stock_control: true, stock: 4 }] });
