@@ -7,7 +7,8 @@ import { isValidTimeZone } from "./lib/time";
 /**
  * The vars and secrets of the service, validated once per isolate. A missing or malformed setting is a
  * deployment error: it is logged by name (never by value) and every call answers 500 until it is fixed. A missing
- * payment provider is only incomplete: free orders still work. Either way `/health` answers 503 with the names.
+ * payment provider, or a deployment's missing PUBLIC_URL, is only incomplete: the service works, paid orders
+ * aside, and links follow the request's host. Either way `/health` answers 503 with the names.
  */
 
 /** Where the interface lives under the service's origin (ticketing-api.md). */
@@ -132,7 +133,7 @@ export interface Config {
   stripe: { apiUrl: string; secretKey: string; webhookSecret: string };
   /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
   captcha: { verifyUrl: string; secret: string };
-  /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
+  /** The service's own origin for every link in emails and pages (decisions.md 15); "" when not set. */
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
   currency: string;
@@ -189,7 +190,7 @@ export function loadConfig(env: Env): Config {
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
     paymentProvider: v.PAYMENT_PROVIDER ?? null,
-    incomplete: v.PAYMENT_PROVIDER === undefined ? ["PAYMENT_PROVIDER"] : [],
+    incomplete: incompleteSettings(v.PAYMENT_PROVIDER, v.PUBLIC_URL, v.ALLOW_HTTP_OUTBOUND),
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
@@ -198,7 +199,20 @@ export function loadConfig(env: Env): Config {
   };
   cache.set(env, config);
   if (config.incomplete.length > 0) {
-    log("error", "incomplete configuration: paid orders are refused until these are set", { settings: config.incomplete });
+    log("error", "incomplete configuration: the service runs, but not fully, until these are set", { settings: config.incomplete });
   }
   return config;
+}
+
+/**
+ * What a working deployment still lacks. Without a payment provider paid orders are refused (decisions.md 14).
+ * Without PUBLIC_URL a deployment's links would follow each request's `Host` (decisions.md 15): only local
+ * development and the tests may do without it, and they alone set ALLOW_HTTP_OUTBOUND (never a deployment:
+ * it opens outbound calls to loopback), which is how a deployment is told apart from them.
+ */
+function incompleteSettings(paymentProvider: string | undefined, publicUrl: string, localDevelopment: boolean): string[] {
+  const missing: string[] = [];
+  if (paymentProvider === undefined) missing.push("PAYMENT_PROVIDER");
+  if (publicUrl === "" && !localDevelopment) missing.push("PUBLIC_URL");
+  return missing;
 }

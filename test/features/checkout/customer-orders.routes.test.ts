@@ -957,6 +957,51 @@ describe("GET /orders/<order_id>/<uid>/status", () => {
   });
 });
 
+describe('links with PUBLIC_URL (decisions.md 15 "Links in emails and pages")', () => {
+  const PUBLIC = { PUBLIC_URL: "https://tickets.example.com" };
+  const PUBLIC_BASE = "https://tickets.example.com/ticketing/v1";
+  /** The same request as sent to another host (a forged or stray `Host`). */
+  const at = (origin: string, req: Request) => {
+    const url = new URL(req.url);
+    return new Request(`${origin}${url.pathname}${url.search}`, req);
+  };
+
+  it("PUBLIC_URL wins over the request's host: checkout url, the pay page's redirect, the email's links, the download url", async () => {
+    const s = await shop({ event: { emails_needed: true, email: { subject: "Your tickets", body: "Download: {%TICKETS%}" } } });
+    const forged = "http://evil.example";
+    const order = await expectJson(callWith(PUBLIC, at(forged, request("POST", `/events/${s.event.id}/orders`, { auth: null, body: orderBody(s) }))), 201);
+    expect(order.payment.checkout_url).toBe(`${PUBLIC_BASE}/pay/test/${order.uid}`);
+
+    const pay = new Request(`${forged}/ticketing/v1/pay/test/${order.uid}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "action=pay",
+      redirect: "manual",
+    });
+    const paid = await callWith(PUBLIC, pay);
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get("Location")).toBe(`${PUBLIC_BASE}${statusPath(order)}`);
+
+    const mails = await db.select().from(emails).where(eq(emails.orderId, order.id));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.body).toContain(`${PUBLIC_BASE}/tickets/${order.uid}`);
+    expect(mails[0]!.body).not.toContain("evil.example");
+
+    const shown = await expectJson(callWith(PUBLIC, at(forged, request("GET", statusPath(order), { key: null, auth: null }))), 200);
+    expect(shown.download_url).toBe(`${PUBLIC_BASE}/tickets/${order.uid}`);
+  });
+
+  it("without PUBLIC_URL (local development) links follow the request's host", async () => {
+    const s = await shop();
+    const local = "http://localhost:8787";
+    const order = await expectJson(
+      callWith({ PUBLIC_URL: undefined }, at(local, request("POST", `/events/${s.event.id}/orders`, { auth: null, body: orderBody(s) }))),
+      201,
+    );
+    expect(order.payment.checkout_url).toBe(`${local}/ticketing/v1/pay/test/${order.uid}`);
+  });
+});
+
 describe("keys and CORS on the shop-front routes", () => {
   it("customer orders take the API key, and the ordering key when set; no key or an unknown key is 401", async () => {
     const s = await shop();
