@@ -11,7 +11,10 @@ export interface Env {
   SCAN_LIMITER: RateLimit;
   LOGIN_LIMITER: RateLimit;
   LOGIN_ADDRESS_LIMITER: RateLimit;
-  /** The door app's built files (wrangler.toml [assets]): Cloudflare serves them before the Worker runs; tests read them here. */
+  /**
+   * The door app's built files and the API reference's renderer (wrangler.toml [assets]): Cloudflare serves them
+   * before the Worker runs; tests read them here.
+   */
   ASSETS: Fetcher;
 
   API_KEY?: string;
