@@ -9,6 +9,7 @@ export interface Env {
   JOBS: Queue<JobMessage>;
   ORDER_LIMITER: RateLimit;
   SCAN_LIMITER: RateLimit;
+  SCAN_SYNC_LIMITER: RateLimit;
   LOGIN_LIMITER: RateLimit;
   LOGIN_ADDRESS_LIMITER: RateLimit;
   /**

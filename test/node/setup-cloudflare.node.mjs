@@ -120,12 +120,12 @@ describe("npm run setup:cloudflare", () => {
     const written = readFileSync(p.config, "utf8");
     assert.deepEqual(values(written, "d1_databases", "database_id"), [db.uuid]);
     const ids = values(written, "ratelimits", "namespace_id");
-    assert.equal(ids.length, 4);
-    assert.equal(new Set(ids).size, 4);
+    assert.equal(ids.length, 5);
+    assert.equal(new Set(ids).size, 5);
     for (const id of ids) assert.match(id, /^[1-9]\d{9}$/);
     assert.ok(ids.every((id) => Number(id) < 2 ** 31));
     const changedLines = written.split("\n").filter((line, i) => line !== original.split("\n")[i]);
-    assert.equal(changedLines.length, 5, changedLines.join("\n"));
+    assert.equal(changedLines.length, 6, changedLines.join("\n"));
     assert.deepEqual(values(written, "env.staging.d1_databases", "database_id"), [ZERO_ID], "the environments are left alone");
 
     // No terminal and --yes: the missing secrets are listed, not asked.
@@ -161,8 +161,8 @@ describe("npm run setup:cloudflare", () => {
     assert.deepEqual(values(written, "d1_databases", "database_id"), values(topLevel, "d1_databases", "database_id"));
     assert.deepEqual(values(written, "ratelimits", "namespace_id"), values(topLevel, "ratelimits", "namespace_id"));
     const stagingIds = values(written, "env.staging.ratelimits", "namespace_id");
-    assert.equal(new Set([...stagingIds, ...values(written, "ratelimits", "namespace_id")]).size, 8, "no counter shared with the top level");
-    assert.deepEqual(values(written, "env.production.ratelimits", "namespace_id"), ["1001", "1002", "1003", "1004"]);
+    assert.equal(new Set([...stagingIds, ...values(written, "ratelimits", "namespace_id")]).size, 10, "no counter shared with the top level");
+    assert.deepEqual(values(written, "env.production.ratelimits", "namespace_id"), ["1001", "1002", "1005", "1003", "1004"]);
 
     const again = ok(setup(p, ["--env", "staging", "--yes"]));
     assert.deepEqual(creates(again.calls), []);
