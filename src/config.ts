@@ -66,6 +66,12 @@ const schema = z.object({
     .string()
     .optional()
     .transform((s) => s === "true"),
+  // A DNS-over-HTTPS resolver (JSON form) that names in outbound URLs are resolved through (decisions.md 15).
+  OUTBOUND_DNS_URL: z
+    .string()
+    .optional()
+    .transform((s) => s?.trim() || null)
+    .refine((s) => s === null || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(s), "must be the URL of a DNS-over-HTTPS resolver, such as https://cloudflare-dns.com/dns-query"),
   PUBLIC_URL: z
     .string()
     .optional()
@@ -121,6 +127,11 @@ export interface Config {
   logRetentionDays: number;
   /** Local development and tests only: outbound calls may use http and loopback hosts. */
   allowHttpOutbound: boolean;
+  /**
+   * A DNS-over-HTTPS resolver through which the names of user-supplied outbound URLs are resolved before each call
+   * (lib/outbound-dns.ts); null: names are judged by their spelling only.
+   */
+  outboundDnsUrl: string | null;
   email: { provider: "outbox" | "resend"; apiUrl: string; apiKey: string; from: string; fromName: string };
   orderHoldMinutes: number;
   /** The publishable key a browser shop front sends instead of the API key (order form and customer orders only). */
@@ -183,6 +194,7 @@ export function loadConfig(env: Env): Config {
     timezone: v.TIMEZONE,
     logRetentionDays: v.LOG_RETENTION_DAYS,
     allowHttpOutbound: v.ALLOW_HTTP_OUTBOUND,
+    outboundDnsUrl: v.OUTBOUND_DNS_URL,
     currency: v.CURRENCY,
     email: { provider: v.EMAIL_PROVIDER, apiUrl: v.EMAIL_API_URL, apiKey: v.EMAIL_API_KEY ?? "", from: v.EMAIL_FROM, fromName: v.EMAIL_FROM_NAME },
     publicUrl: v.PUBLIC_URL,

@@ -27,6 +27,7 @@ export interface Env {
   TIMEZONE?: string;
   LOG_RETENTION_DAYS?: string;
   ALLOW_HTTP_OUTBOUND?: string;
+  OUTBOUND_DNS_URL?: string;
   CURRENCY?: string;
   PUBLIC_URL?: string;
   ORDER_HOLD_MINUTES?: string;
