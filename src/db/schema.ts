@@ -532,6 +532,23 @@ export const idempotencyKeys = sqliteTable(
 );
 
 /**
+ * Actions a user may take only so many times a calendar day (the service's time zone), counted per action, user
+ * and day (platform/daily-quota.ts): one conditional upsert counts and refuses at once, so concurrent requests and
+ * other isolates share the count. Rows of past days are purged by the sweep.
+ */
+export const dailyQuotas = sqliteTable(
+  "daily_quotas",
+  {
+    action: text("action").notNull(),
+    userId: integer("user_id").notNull(),
+    // YYYY-MM-DD in the service's time zone
+    day: text("day").notNull(),
+    used: integer("used").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.action, t.userId, t.day] }), index("daily_quotas_day").on(t.day)],
+);
+
+/**
  * What an event object must still learn about an order (its take, tickets, deadline or release), written in the
  * same batch as the order change. The call after the answer deletes it; the reconciler re-drives what is left.
  */

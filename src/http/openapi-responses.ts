@@ -11,7 +11,8 @@ const SCAN_LAG = "Scans reach this answer through the queue, about two seconds a
 export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   "get /ticketing/v1/health": {
     "200": '`{"status": "ok"}`: the configuration is complete.',
-    "503": '`{"status": "misconfigured", "settings": [names]}`: settings that are missing or invalid, by name (never by value); a missing PAYMENT_PROVIDER is one.',
+    "503":
+      '`{"status": "misconfigured", "settings": [names]}`: settings that are missing or invalid, by name (never by value); a missing PAYMENT_PROVIDER is one, and so is a deployment (anything but local development) without PUBLIC_URL.',
   },
   "post /ticketing/v1/events/{id}/orders": {
     "404": "`rest_event_invalid_id`: the event does not exist.",

@@ -97,7 +97,9 @@ export const couponEmailsApi = {
   },
   sendExample: {
     summary: "Send a sample coupon email",
-    description: "Mails a sample to `email` with every keyword replaced, to check the subject and body.",
+    description:
+      "Mails a sample to `email` with every keyword replaced, to check the subject and body. At most 20 a day per user (a calendar day in the service's time zone); each one sent is logged.",
     success: answers.ok(bulkErrorsView("id")),
+    errors: { "429": "`rest_too_many_requests` with `Retry-After` (the seconds until the day turns): this user already sent 20 examples today; nothing was mailed." },
   },
 } satisfies Record<string, RouteDoc>;

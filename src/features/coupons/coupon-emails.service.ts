@@ -1,7 +1,7 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { coupons, emailListEntries, emails } from "../../db/schema";
-import { forbidden, invalidParams } from "../../domain/errors";
+import { ApiError, forbidden, invalidParams } from "../../domain/errors";
 import { purifyEmailHtml } from "../../lib/html";
 import { centsToAmount, centsToDecimal } from "../../lib/money";
 import { randomString } from "../../lib/random";
@@ -10,6 +10,8 @@ import type { CouponEmailExampleInput, CouponEmailsCriteria, CouponEmailsSendInp
 import { assertEventAccess, eventForbidden, isAdministrator, type AuthUser } from "../../domain/authority";
 import { couponOwnerOf, couponVisibleTo, type CouponRow } from "../../domain/coupon-rules";
 import type { Deps } from "../../platform/deps";
+import { takeDailyQuota } from "../../platform/daily-quota";
+import { writeLogStatement } from "../logs/logs.service";
 import { assertEventsExist } from "../catalogue/event-references";
 import { enqueueEmails } from "../messaging/emails.service";
 import { renderEmail, type KeywordValues } from "../messaging/email-templates";
@@ -201,8 +203,17 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
   return errors;
 }
 
-/** `POST /admin/coupons/bulk/emails/send-example`: the body filled with a sample coupon, to one address. */
-export async function sendCouponEmailExample(deps: Deps, input: CouponEmailExampleInput): Promise<CouponEmailError[]> {
+/**
+ * Examples a user may send a day (decisions.md 15): the route mails any address from the platform's sender, so it
+ * is bounded per user, counted in D1 (platform/daily-quota.ts) so that isolates and requests at once share it.
+ */
+export const EXAMPLE_EMAILS_PER_DAY = 20;
+
+/**
+ * `POST /admin/coupons/bulk/emails/send-example`: the body filled with a sample coupon, to one address; at most
+ * EXAMPLE_EMAILS_PER_DAY a day per user (`429` after), each logged with the mail it wrote.
+ */
+export async function sendCouponEmailExample(deps: Deps, user: AuthUser, input: CouponEmailExampleInput): Promise<CouponEmailError[]> {
   const sample = {
     code: "EXAMPLE-CODE",
     type: "percent" as const,
@@ -215,10 +226,22 @@ export async function sendCouponEmailExample(deps: Deps, input: CouponEmailExamp
     maximumAmountCents: 50_000,
   };
   const rendered = renderEmail({ subject: input.subject, body: await purifyEmailHtml(input.body) }, couponKeywords(deps, sample, input.email));
-  const [row] = await deps.db
-    .insert(emails)
-    .values(outboxRow(deps, input.email, rendered, 0))
-    .returning({ id: emails.id });
+  const quota = await takeDailyQuota(deps, "coupon-email-example", user.id, EXAMPLE_EMAILS_PER_DAY);
+  if (!quota.allowed) {
+    throw new ApiError(429, "rest_too_many_requests", `At most ${EXAMPLE_EMAILS_PER_DAY} example emails a day; try again tomorrow.`, undefined, {
+      "Retry-After": String(quota.retryAfterSeconds),
+    });
+  }
+  const [[row]] = await deps.db.batch([
+    deps.db
+      .insert(emails)
+      .values(outboxRow(deps, input.email, rendered, 0))
+      .returning({ id: emails.id }),
+    writeLogStatement(deps, {
+      logType: "Email",
+      description: `Example coupon email to ${input.email} sent by user ${user.id} (${quota.used} of ${EXAMPLE_EMAILS_PER_DAY} today)`,
+    }),
+  ]);
   await enqueueEmails(deps, [row!.id]);
   return [];
 }

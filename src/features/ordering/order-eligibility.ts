@@ -103,7 +103,7 @@ async function checkRemote(deps: Deps, event: EventRow, body: unknown, tickets: 
   const x = await exchange(
     g.rest_url,
     { method: "POST", headers, body: JSON.stringify(body) },
-    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: ELIGIBILITY_TIMEOUT_MS },
+    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: ELIGIBILITY_TIMEOUT_MS, resolverUrl: deps.config.outboundDnsUrl },
   );
   const fail = async (why: string) => {
     await writeLog(deps, { eventId: event.id, logType: "Eligibility", description: `Eligibility check at ${g.rest_url} failed: ${why}` });

@@ -64,6 +64,6 @@ export const testPaymentsRoutes = new Hono<AppEnv>()
     const after = await completePayment(deps, uid, { source: `Test checkout page (${action})`, checkout, outcome });
     const first = after[0]!;
     const event = await deps.db.select({ redirect: events.redirect }).from(events).where(eq(events.id, first.eventId)).get();
-    const target = event?.redirect || `${new URL(c.req.url).origin}${API_BASE}/orders/${first.id}/${first.uid}/status`;
+    const target = event?.redirect || `${deps.origin}${API_BASE}/orders/${first.id}/${first.uid}/status`;
     return c.redirect(target, 303);
   });

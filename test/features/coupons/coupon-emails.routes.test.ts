@@ -1,6 +1,6 @@
 import { asc, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { coupons, emailListEntries } from "../../../src/db/schema";
+import { coupons, dailyQuotas, emailListEntries, emails, logs } from "../../../src/db/schema";
 import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique, type Credentials } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 import { exports } from "cloudflare:workers";
@@ -520,6 +520,48 @@ describe("POST /admin/coupons/bulk/emails/send-example", () => {
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
     const err = await expectError(call("POST", `${PATH}/send-example`, { body }), 400, code);
     expect(Object.keys(err.data.params ?? {})).toContain(field);
+  });
+
+  it("at most 20 a day per user, even sent at once: the rest 429 rest_too_many_requests with Retry-After, nothing mailed; each sent one logged (decisions.md 15)", async () => {
+    const sender = await createUser("administrator");
+    const label = unique("quota").toLowerCase();
+    const to = (i: number) => `${label}-${i}@example.com`;
+    const example = (i: number, auth: Credentials = sender.credentials) =>
+      call("POST", `${PATH}/send-example`, { body: { email: to(i), subject: "Example", body: "<p>{%CODE%}</p>" }, auth });
+    // 25 at once: the count holds under concurrency (one conditional statement, not a read then a write).
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => example(i)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    const refused = answers[statuses.indexOf(429)]!;
+    const err = await expectError(refused, 429, "rest_too_many_requests");
+    expect(err.message).toMatch(/20/);
+    const retryAfter = Number(refused.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(25 * 3600);
+    await expectError(example(99), 429, "rest_too_many_requests");
+
+    const mailed = await db
+      .select()
+      .from(emails)
+      .where(like(emails.to, `${label}-%`));
+    expect(mailed).toHaveLength(20);
+    const logged = await db
+      .select()
+      .from(logs)
+      .where(like(logs.description, `%${label}-%`));
+    expect(logged).toHaveLength(20);
+    for (const entry of logged) {
+      expect(entry.logType).toBe("Email");
+      expect(entry.description).toContain(`user ${sender.id}`);
+    }
+    expect(new Set(logged.map((l) => l.description.match(/\S+@example\.com/)![0]))).toEqual(new Set(mailed.map((m) => m.to)));
+
+    // Per user: another user still sends. Per day: yesterday's count does not hold today.
+    const other = await createUser("administrator");
+    expect((await example(100, other.credentials)).status).toBe(200);
+    await db.update(dailyQuotas).set({ day: "2000-01-01" }).where(eq(dailyQuotas.userId, sender.id));
+    expect((await example(101)).status).toBe(200);
   });
 });
 
