@@ -1119,7 +1119,8 @@ describe("roles", () => {
       201,
     );
     const issued = await db.select({ eventId: ticketsTable.eventId }).from(ticketsTable).where(eq(ticketsTable.orderId, order.id));
-    expect(issued.map((t) => t.eventId).sort((a, b) => a - b)).toEqual([day.id, pass.id]);
+    // The group's day gets the ticket; the loose event none, and the pass itself none either (decisions.md 15).
+    expect(issued.map((t) => t.eventId)).toEqual([day.id]);
     const form = await expectJson(call("GET", `/events/${day.id}/order-form`), 200);
     expect(JSON.stringify(form)).not.toContain(String(loose.event_name));
   });

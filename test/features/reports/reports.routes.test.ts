@@ -189,13 +189,14 @@ beforeAll(async () => {
   expect([a1, a2, a3, c1a, c1b, c1c].every(Boolean)).toBe(true);
   expect(c2.tickets).toEqual([]);
   expect(c3.tickets).toEqual([]);
-  for (const id of [e1, e2, e3, p]) expect(passesAt(id)).toHaveLength(3);
+  // A passe-partout's tickets are at its children, none at P itself (decisions.md 15).
+  for (const id of [e1, e2, e3]) expect(passesAt(id)).toHaveLength(3);
+  expect(passesAt(p)).toEqual([]);
   const [p1, p2] = passesAt(e1);
   const [b1] = of(e2, "Adult", d3);
   const [b2] = of(e2, "Adult", c4);
   const [q1] = passesAt(e2);
   const [f1] = of(e3, "Free", c5);
-  const [own1] = passesAt(p);
 
   // E1 keys and scans.
   const north = await key(e1, 0, "North gate");
@@ -240,12 +241,11 @@ beforeAll(async () => {
   const main3 = await key(e3, 0, "Main");
   await waitKnown(main3, [f1!.id]);
   await entered(main3, f1!.id);
-  // P: one of its own pass tickets.
+  // P: its own desk admits no pass: the passes are tickets of the children (a refusal is no scan).
   const desk = await key(p, 0, "Pass desk");
-  await waitKnown(desk, [own1!.id]);
-  await entered(desk, own1!.id);
+  await refused(desk, passesAt(e3)[0]!.id);
 
-  await waitScanRows({ [e1]: 11, [e2]: 4, [e3]: 1, [p]: 1 });
+  await waitScanRows({ [e1]: 11, [e2]: 4, [e3]: 1, [p]: 0 });
   fx = { group, e1, e2, e3, p, outsider };
 }, 120_000);
 
@@ -362,12 +362,12 @@ describe("GET /admin/events/<id>/scans", () => {
       ],
     });
     expect(await scans(fx.e3)).toStrictEqual({ id: fx.e3, tickets: [scanLine("Free", 1, [["Main", 0, 1]]), scanLine("Pass", 3, [])] });
-    expect(await scans(fx.p)).toStrictEqual({ id: fx.p, tickets: [scanLine("Pass", 2, [["Pass desk", 0, 1]])] });
+    expect(await scans(fx.p)).toStrictEqual({ id: fx.p, tickets: [] });
   });
 
   it("_fields keeps only what is asked for", async () => {
     expect(await expectJson(get(`/admin/events/${fx.e3}/scans?_fields=id`), 200)).toStrictEqual({ id: fx.e3 });
-    expect(await expectJson(get(`/admin/events/${fx.p}/scans?_fields=tickets`), 200)).toStrictEqual({ tickets: [scanLine("Pass", 2, [["Pass desk", 0, 1]])] });
+    expect(await expectJson(get(`/admin/events/${fx.e3}/scans?_fields=tickets`), 200)).toStrictEqual({ tickets: [scanLine("Free", 1, [["Main", 0, 1]]), scanLine("Pass", 3, [])] });
   });
 });
 
@@ -388,9 +388,9 @@ describe("GET /admin/events/<id>/scans/group", () => {
       ["VIP lounge", 1, 1],
     ]),
     scanLine("Free", 1, [["Main", 0, 1]]),
-    scanLine("Pass", 8, [
+    // Nine passes at the three children (none at P), three of them scanned.
+    scanLine("Pass", 6, [
       ["North gate", 0, 2],
-      ["Pass desk", 0, 1],
       ["South gate", 0, 1],
     ]),
   ];
@@ -443,7 +443,8 @@ describe("_embed=sales_totals,scan_totals on GET /admin/events/<id>", () => {
     const p = await expectJson(get(`/admin/events/${fx.p}?_embed=sales_totals,scan_totals`), 200);
     expect(p._embedded).toStrictEqual({
       sales_totals: [{ total_orders: 2, total_amount: 150, total_tickets: 3, final: { total_orders: 2, total_amount: 150, total_tickets: 3 } }],
-      scan_totals: [{ tickets: 3, scanned_tickets: 1, unscanned_tickets: 2, total_scans: 1, scans_by_level: { "0": 1 } }],
+      // Its orders count at P (three units), their tickets at the children.
+      scan_totals: [{ tickets: 0, scanned_tickets: 0, unscanned_tickets: 0, total_scans: 0, scans_by_level: {} }],
     });
     const e3 = await expectJson(get(`/admin/events/${fx.e3}?_embed=sales_totals,scan_totals`), 200);
     expect(e3._embedded).toStrictEqual({
