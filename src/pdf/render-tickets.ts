@@ -36,6 +36,7 @@ import {
   type PDFOperator,
 } from "pdf-lib";
 import type { FontSource } from "./fonts";
+import { pageTreeWithinBudget } from "./page-tree-budget";
 import { qrMatrix } from "../lib/qr";
 import { qrOperators, round } from "./qr";
 import { clean, facesFor, SharedResources, Typesetter } from "./typeset";
@@ -215,6 +216,8 @@ const PAGE_ROTATIONS = new Set([0, 90, 180, 270]);
  */
 async function copyTemplate(doc: PDFDocument, bytes: Uint8Array): Promise<Background> {
   const source = await PDFDocument.load(bytes, { updateMetadata: false });
+  // The upload check refuses such trees (decisions.md 15); a template stored before it must not cost a render more.
+  if (!pageTreeWithinBudget(source)) throw new Error("The ticket template's page tree is past its budget");
   if (source.getPageCount() < 1) throw new Error("The ticket template has no page");
   const sourceNode = source.getPage(0).node;
   // Annotations (links, form fields) belong to one page; they would be copied for nothing.
