@@ -6,6 +6,7 @@ import { resendStalledEmails } from "./features/messaging/emails.service";
 import { purgeExpiredLogs } from "./features/logs/logs.service";
 import { reconcileObjects } from "./features/ordering/object-sync.service";
 import { pruneDeliveryLog, resendStalledDeliveries } from "./features/messaging/webhook-deliveries.service";
+import { purgeStaleTicketParts } from "./features/tickets/ticket-pdf-parts.service";
 
 /** Retention needs no hurry: it runs on every tenth minute's sweep only. */
 const RETENTION_EVERY_MINUTES = 10;
@@ -33,5 +34,6 @@ export async function sweep(deps: Deps, scheduledTime: number): Promise<void> {
   const logsPurged = await purgeExpiredLogs(deps);
   const keysPurged = await purgeIdempotencyKeys(deps);
   await pruneDeliveryLog(deps);
-  log("info", "sweep", { ...redriven, logs_purged: logsPurged, idempotency_keys_purged: keysPurged });
+  const partsPurged = await purgeStaleTicketParts(deps);
+  log("info", "sweep", { ...redriven, logs_purged: logsPurged, idempotency_keys_purged: keysPurged, ticket_parts_purged: partsPurged });
 }
