@@ -15,7 +15,7 @@ export default defineConfig(async () => {
           // Test credentials: independent of .dev.vars, which a fresh clone does not have.
           // Empty databases of their own for tests that migrate old rows (test/migrations), beside the shared DB: one
           // per test file, since each stops at another migration.
-          d1Databases: ["MIGRATION_TEST_DB", "COUNTERS_MIGRATION_TEST_DB"],
+          d1Databases: ["MIGRATION_TEST_DB", "COUNTERS_MIGRATION_TEST_DB", "COUPONS_MIGRATION_TEST_DB", "CHECKOUT_MIGRATION_TEST_DB"],
           bindings: {
             TEST_MIGRATIONS: migrations,
             API_KEY: "test-api-key",

@@ -6,6 +6,10 @@
 // src/lib, the same modules the service runs); the ZXing WebAssembly of `barcode-detector` is copied beside it, so a
 // phone reads QR codes offline and the page loads nothing from elsewhere. The service worker gets the list of the
 // app's files and a version made from their contents, so a new build replaces the copy phones keep.
+//
+// It also puts the API reference's renderer among the assets (decisions.md 15 "No third-party script on our origin"):
+// the standalone browser bundle of `@scalar/api-reference`, pinned in package-lock.json, copied to
+// /ticketing/v1/reference/scalar.js, which the Worker's page /ticketing/v1/docs loads (src/features/meta/docs.routes.ts).
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -34,13 +38,28 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+const REFERENCE_PATH = "ticketing/v1/reference";
+
 const HEADERS = `/${PATH}/*
   Content-Security-Policy: ${CSP}
   Referrer-Policy: no-referrer
   X-Content-Type-Options: nosniff
   Permissions-Policy: camera=(self)
   Cache-Control: no-cache
+/${REFERENCE_PATH}/*
+  X-Content-Type-Options: nosniff
+  Cache-Control: no-cache
 `;
+
+/**
+ * Scalar's standalone bundle (one self-contained script) as /ticketing/v1/reference/scalar.js; its source map is not
+ * served, so the comment naming it goes.
+ */
+function copyApiReference() {
+  const bundle = readFileSync(join(ROOT, "node_modules", "@scalar", "api-reference", "dist", "browser", "standalone.js"), "utf8");
+  mkdirSync(join(ASSETS, REFERENCE_PATH), { recursive: true });
+  writeFileSync(join(ASSETS, REFERENCE_PATH, "scalar.js"), bundle.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"));
+}
 
 export async function buildDoorApp({ quiet = false } = {}) {
   const started = Date.now();
@@ -61,6 +80,7 @@ export async function buildDoorApp({ quiet = false } = {}) {
     outfile: join(OUT, "sw.js"),
     define: { APP_FILES: JSON.stringify(files), APP_VERSION: JSON.stringify(version) },
   });
+  copyApiReference();
   writeFileSync(join(ASSETS, "_headers"), HEADERS);
   if (!quiet) console.log(`Built the door app (${files.length} files, version ${version}) into dist/assets/${PATH} in ${Date.now() - started} ms.`);
   return { dir: OUT, version };

@@ -58,7 +58,7 @@ if (!database?.database_id || database.database_id === ZERO_DATABASE_ID) {
 const placeholders = target.ratelimits.filter((r) => PLACEHOLDER_NAMESPACE_IDS.has(String(r.namespace_id)));
 if (placeholders.length > 0) {
   console.warn(
-    `▲ rate limits ${placeholders.map((r) => r.name).join(", ")} still use the placeholder namespace ids 1001-1004, which other Workers of the account may share: \`${setup}\` gives them ids of their own.`,
+    `▲ rate limits ${placeholders.map((r) => r.name).join(", ")} still use the placeholder namespace ids 1001-1005, which other Workers of the account may share: \`${setup}\` gives them ids of their own.`,
   );
 }
 const bucket = target.r2_buckets.find((b) => b.binding === "FILES")?.bucket_name;

@@ -1,4 +1,4 @@
-// `npm run setup:cloudflare [-- --env staging|production] [--config PATH] [--yes | --interactive]`
+// `npm run setup:cloudflare [-- --env staging|production] [--config PATH] [--public-url URL] [--yes | --interactive]`
 //
 // Provisions one target of wrangler.toml (the top level, or an environment) on the Cloudflare account wrangler is
 // logged in to, in this order:
@@ -12,11 +12,14 @@
 //   4. the D1 migrations (`d1 migrations apply DB --remote`), which apply only what is new;
 //   5. the e-ticket fonts into the bucket (scripts/upload-fonts.mjs --remote; the same bytes again on a rerun);
 //   6. the secrets (`secret list`): each missing one is asked for in a terminal (most can be generated) and stored
-//      with `secret put`; with --yes or without a terminal the missing ones are listed instead.
+//      with `secret put`; with --yes or without a terminal the missing ones are listed instead. PUBLIC_URL, the
+//      service's public origin that links in emails and pages use (decisions.md 15), is stored with them unless the
+//      target's [vars] set it: from --public-url, else the target's custom domain, else asked for.
 // It prints what it found, created, wrote and still misses. Running it again changes nothing that is already right.
 // It never deploys: `npm run deploy [-- --env <name>]` does, afterwards.
 //
 // --config PATH   another wrangler.toml (the tests give a copy); every wrangler call gets it too.
+// --public-url URL  the service's public origin (https://tickets.example.com), stored as PUBLIC_URL.
 // --yes           never ask: list missing secrets instead (also what happens when standard input is no terminal).
 // --interactive   ask even when standard input is no terminal (answers are read line by line; for scripts, tests).
 //
@@ -31,12 +34,14 @@ import { fileURLToPath } from "node:url";
 import { allNamespaceIds, envArgs, PLACEHOLDER_NAMESPACE_IDS, readTarget, setString, targetLabel, ZERO_DATABASE_ID } from "./wrangler-config.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const USAGE = "usage: npm run setup:cloudflare -- [--env staging|production] [--config PATH] [--yes | --interactive]";
+const USAGE = "usage: npm run setup:cloudflare -- [--env staging|production] [--config PATH] [--public-url URL] [--yes | --interactive]";
+/** What PUBLIC_URL must be (src/config.ts takes http too, for local work; a deployment is reached over https). */
+const PUBLIC_ORIGIN = /^https:\/\/[A-Za-z0-9.-]+(?::\d+)?$/;
 
 // --- Arguments ---------------------------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const options = { env: "", config: join(ROOT, "wrangler.toml"), yes: false, interactive: false };
+  const options = { env: "", config: join(ROOT, "wrangler.toml"), yes: false, interactive: false, publicUrl: "" };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
@@ -47,6 +52,7 @@ function parseArgs(argv) {
     };
     if (flag === "--env" || flag === "-e") options.env = value();
     else if (flag === "--config" || flag === "-c") options.config = resolve(value());
+    else if (flag === "--public-url") options.publicUrl = value().replace(/\/+$/, "");
     else if (flag === "--yes" || flag === "-y") options.yes = true;
     else if (flag === "--interactive") options.interactive = true;
     else if (flag === "--help" || flag === "-h") {
@@ -55,6 +61,9 @@ function parseArgs(argv) {
     } else fail(`unknown argument ${arg}\n${USAGE}`);
   }
   if (options.env && !/^[a-z0-9-]+$/.test(options.env)) fail(`--env ${options.env}: expected an environment name such as staging or production`);
+  if (options.publicUrl && !PUBLIC_ORIGIN.test(options.publicUrl)) {
+    fail(`--public-url ${options.publicUrl}: expected the service's https origin without a path, such as https://tickets.example.com`);
+  }
   return options;
 }
 
@@ -323,7 +332,7 @@ function newSigningKeys() {
  * The secrets a deployment reads (README "Production secrets", src/config.ts): whether each is needed here, how to
  * check an answer, and what an empty answer does (generate, a default, or leave it unset).
  */
-function secretSpecs(vars) {
+function secretSpecs(vars, routes) {
   const provider = vars.PAYMENT_PROVIDER;
   const stripeNeed = provider === "stripe" ? "required" : provider === undefined ? "if PAYMENT_PROVIDER is stripe" : "optional";
   return [
@@ -378,12 +387,35 @@ function secretSpecs(vars) {
           },
         ]
       : []),
+    // Not secret, but kept with the secrets: the top level's [vars] are also local development's and the tests',
+    // whose links must follow the request's host. An environment may set it in its [vars] instead (never both).
+    ...(vars.PUBLIC_URL === undefined
+      ? [
+          {
+            name: "PUBLIC_URL",
+            need: "required",
+            about: "the service's public origin, which links in emails and pages use (https://tickets.example.com, or https://<worker>.<subdomain>.workers.dev)",
+            visible: true,
+            given: options.publicUrl || customDomainOrigin(routes),
+            fallback: customDomainOrigin(routes),
+            normalise: (v) => v.replace(/\/+$/, ""),
+            check: (v) => PUBLIC_ORIGIN.test(v) || "an https origin without a path, such as https://tickets.example.com",
+          },
+        ]
+      : []),
     { name: "STRIPE_SECRET_KEY", need: stripeNeed, about: "Stripe's secret key (sk_live_... or, for staging, sk_test_...)" },
     { name: "STRIPE_WEBHOOK_SECRET", need: stripeNeed, about: "the signing secret of the Stripe webhook endpoint (whsec_...)" },
     { name: "EMAIL_API_KEY", need: vars.EMAIL_PROVIDER === "resend" ? "required" : "optional", about: "Resend's API key, used with EMAIL_PROVIDER=resend" },
     { name: "ADMIN_EMAIL", need: "optional", about: "the bootstrap administrator's email", visible: true },
     { name: "RECAPTCHA_SECRET", need: "optional", about: "reCAPTCHA or Turnstile secret, for events that ask for a captcha" },
   ];
+}
+
+/** `https://<host>` of the target's first custom domain (`routes = [{ pattern, custom_domain = true }]`), or "". */
+function customDomainOrigin(routes) {
+  const domain = (routes ?? []).find((r) => typeof r === "object" && r?.custom_domain && typeof r.pattern === "string");
+  const origin = domain ? `https://${domain.pattern.replace(/\/.*$/, "")}` : "";
+  return PUBLIC_ORIGIN.test(origin) ? origin : "";
 }
 
 function existingSecrets() {
@@ -399,12 +431,25 @@ function existingSecrets() {
   return new Set(listed.map((s) => s?.name).filter(Boolean));
 }
 
-async function ensureSecrets(vars) {
+async function ensureSecrets(vars, routes) {
+  if (vars.PUBLIC_URL !== undefined) {
+    if (options.publicUrl && options.publicUrl !== vars.PUBLIC_URL) fail(`--public-url: PUBLIC_URL is ${vars.PUBLIC_URL} in the [vars] of ${target}; change it there`);
+    note(`PUBLIC_URL: ${vars.PUBLIC_URL}, in [vars]`);
+  }
   const existing = existingSecrets();
-  const specs = secretSpecs(vars);
-  const missing = specs.filter((s) => !existing.has(s.name));
+  const specs = secretSpecs(vars, routes);
   const present = specs.filter((s) => existing.has(s.name)).map((s) => s.name);
   if (present.length) note(`secrets already set: ${present.join(", ")}`);
+  // A value given on the command line (or the custom domain) is stored without asking; --public-url replaces one.
+  const put = (spec, value) => {
+    mustRun(["secret", "put", spec.name, ...envArgs(options.env)], { input: value });
+    note(`secret ${spec.name}: set${spec.visible ? ` to ${value}` : ""}`);
+    existing.add(spec.name);
+  };
+  for (const spec of specs) {
+    if (spec.given && (!existing.has(spec.name) || (spec.name === "PUBLIC_URL" && options.publicUrl))) put(spec, spec.given);
+  }
+  const missing = specs.filter((s) => !existing.has(s.name));
 
   const stillMissing = [];
   if (!interactive) {
@@ -440,6 +485,7 @@ async function ensureSecrets(vars) {
   console.log(
     `\n  Secrets not set for ${target}${required ? ` (${required} required)` : ""}:\n${list}\n` +
       `  Set each with \`npx wrangler secret put NAME${env}\` (the value on standard input), or run this again in a terminal to be asked;\n` +
+      (stillMissing.some((s) => s.name === "PUBLIC_URL") ? "  PUBLIC_URL also with --public-url https://<host>;\n" : "") +
       "  docs/deploy.md says how to generate them.",
   );
 }
@@ -449,7 +495,7 @@ async function askSecret(spec) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const answer = await lines.ask(`  ${spec.name} (${spec.about}; ${empty}): `, { hidden: !spec.visible });
     if (answer === null) return null;
-    let value = answer.trim();
+    let value = spec.normalise ? spec.normalise(answer.trim()) : answer.trim();
     let generated = false;
     if (value === "") {
       if (spec.generate) {
@@ -569,7 +615,7 @@ async function main() {
   uploadFonts(bucket);
 
   console.log("\nSecrets");
-  await ensureSecrets(config.vars ?? {});
+  await ensureSecrets(config.vars ?? {}, config.routes);
   lines.close();
 
   const deploy = options.env ? `npm run deploy -- --env ${options.env}` : "npm run deploy";

@@ -11,7 +11,7 @@
 export const ZERO_DATABASE_ID = "00000000-0000-0000-0000-000000000000";
 
 /** The rate-limit namespace ids wrangler.toml ships with: fine locally, to be replaced on a real account. */
-export const PLACEHOLDER_NAMESPACE_IDS = new Set(["1001", "1002", "1003", "1004"]);
+export const PLACEHOLDER_NAMESPACE_IDS = new Set(["1001", "1002", "1003", "1004", "1005"]);
 
 /** The name a command-line `--env` value stands for in messages. */
 export function targetLabel(env) {

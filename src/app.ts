@@ -3,7 +3,7 @@ import { requireApiKey, requireUser } from "./features/users/auth.middleware";
 import { API_BASE, ConfigError } from "./config";
 import type { AppEnv } from "./http/context";
 import { internalError, noRoute } from "./domain/errors";
-import { isOverloaded, renderError, toApiError } from "./http/errors";
+import { overloadOf, renderError, toApiError } from "./http/errors";
 import { shopFrontCors } from "./http/ordering-key";
 import { bodyLimits, requestContext } from "./http/request-context";
 import { log } from "./lib/log";
@@ -91,7 +91,8 @@ export function buildApp() {
   app.onError((err, c) => {
     const apiError = toApiError(err);
     const requestId = c.get("requestId");
-    if (isOverloaded(err)) log("warn", "event object overloaded: answered 503", { request_id: requestId, route: c.req.routePath });
+    const busy = overloadOf(err);
+    if (busy) log("warn", `${busy === "event" ? "event object" : "D1"} overloaded: answered 503`, { request_id: requestId, route: c.req.routePath });
     if (apiError) return renderError(apiError);
     if (err instanceof ConfigError) {
       log("error", "invalid configuration", { request_id: requestId, settings: err.settings });

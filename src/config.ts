@@ -7,7 +7,8 @@ import { isValidTimeZone } from "./lib/time";
 /**
  * The vars and secrets of the service, validated once per isolate. A missing or malformed setting is a
  * deployment error: it is logged by name (never by value) and every call answers 500 until it is fixed. A missing
- * payment provider is only incomplete: free orders still work. Either way `/health` answers 503 with the names.
+ * payment provider, or a deployment's missing PUBLIC_URL, is only incomplete: the service works, paid orders
+ * aside, and links follow the request's host. Either way `/health` answers 503 with the names.
  */
 
 /** Where the interface lives under the service's origin (ticketing-api.md). */
@@ -65,6 +66,12 @@ const schema = z.object({
     .string()
     .optional()
     .transform((s) => s === "true"),
+  // A DNS-over-HTTPS resolver (JSON form) that names in outbound URLs are resolved through (decisions.md 15).
+  OUTBOUND_DNS_URL: z
+    .string()
+    .optional()
+    .transform((s) => s?.trim() || null)
+    .refine((s) => s === null || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(s), "must be the URL of a DNS-over-HTTPS resolver, such as https://cloudflare-dns.com/dns-query"),
   PUBLIC_URL: z
     .string()
     .optional()
@@ -120,6 +127,11 @@ export interface Config {
   logRetentionDays: number;
   /** Local development and tests only: outbound calls may use http and loopback hosts. */
   allowHttpOutbound: boolean;
+  /**
+   * A DNS-over-HTTPS resolver through which the names of user-supplied outbound URLs are resolved before each call
+   * (lib/outbound-dns.ts); null: names are judged by their spelling only.
+   */
+  outboundDnsUrl: string | null;
   email: { provider: "outbox" | "resend"; apiUrl: string; apiKey: string; from: string; fromName: string };
   orderHoldMinutes: number;
   /** The publishable key a browser shop front sends instead of the API key (order form and customer orders only). */
@@ -132,7 +144,7 @@ export interface Config {
   stripe: { apiUrl: string; secretKey: string; webhookSecret: string };
   /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
   captcha: { verifyUrl: string; secret: string };
-  /** The service's own origin for links made outside a request (queue consumers, cron); "" when not set. */
+  /** The service's own origin for every link in emails and pages (decisions.md 15); "" when not set. */
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
   currency: string;
@@ -182,6 +194,7 @@ export function loadConfig(env: Env): Config {
     timezone: v.TIMEZONE,
     logRetentionDays: v.LOG_RETENTION_DAYS,
     allowHttpOutbound: v.ALLOW_HTTP_OUTBOUND,
+    outboundDnsUrl: v.OUTBOUND_DNS_URL,
     currency: v.CURRENCY,
     email: { provider: v.EMAIL_PROVIDER, apiUrl: v.EMAIL_API_URL, apiKey: v.EMAIL_API_KEY ?? "", from: v.EMAIL_FROM, fromName: v.EMAIL_FROM_NAME },
     publicUrl: v.PUBLIC_URL,
@@ -189,7 +202,7 @@ export function loadConfig(env: Env): Config {
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
     paymentProvider: v.PAYMENT_PROVIDER ?? null,
-    incomplete: v.PAYMENT_PROVIDER === undefined ? ["PAYMENT_PROVIDER"] : [],
+    incomplete: incompleteSettings(v.PAYMENT_PROVIDER, v.PUBLIC_URL, v.ALLOW_HTTP_OUTBOUND),
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
@@ -198,7 +211,20 @@ export function loadConfig(env: Env): Config {
   };
   cache.set(env, config);
   if (config.incomplete.length > 0) {
-    log("error", "incomplete configuration: paid orders are refused until these are set", { settings: config.incomplete });
+    log("error", "incomplete configuration: the service runs, but not fully, until these are set", { settings: config.incomplete });
   }
   return config;
+}
+
+/**
+ * What a working deployment still lacks. Without a payment provider paid orders are refused (decisions.md 14).
+ * Without PUBLIC_URL a deployment's links would follow each request's `Host` (decisions.md 15): only local
+ * development and the tests may do without it, and they alone set ALLOW_HTTP_OUTBOUND (never a deployment:
+ * it opens outbound calls to loopback), which is how a deployment is told apart from them.
+ */
+function incompleteSettings(paymentProvider: string | undefined, publicUrl: string, localDevelopment: boolean): string[] {
+  const missing: string[] = [];
+  if (paymentProvider === undefined) missing.push("PAYMENT_PROVIDER");
+  if (publicUrl === "" && !localDevelopment) missing.push("PUBLIC_URL");
+  return missing;
 }

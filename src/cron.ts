@@ -2,6 +2,7 @@ import { log } from "./lib/log";
 import type { Deps } from "./platform/deps";
 import { repairEventConfigs } from "./features/catalogue/event-config.service";
 import { purgeIdempotencyKeys } from "./platform/idempotency-store";
+import { purgeDailyQuotas } from "./platform/daily-quota";
 import { resendStalledEmails } from "./features/messaging/emails.service";
 import { purgeExpiredLogs } from "./features/logs/logs.service";
 import { reconcileObjects } from "./features/ordering/object-sync.service";
@@ -33,7 +34,14 @@ export async function sweep(deps: Deps, scheduledTime: number): Promise<void> {
   }
   const logsPurged = await purgeExpiredLogs(deps);
   const keysPurged = await purgeIdempotencyKeys(deps);
+  const quotasPurged = await purgeDailyQuotas(deps);
   await pruneDeliveryLog(deps);
   const partsPurged = await purgeStaleTicketParts(deps);
-  log("info", "sweep", { ...redriven, logs_purged: logsPurged, idempotency_keys_purged: keysPurged, ticket_parts_purged: partsPurged });
+  log("info", "sweep", {
+    ...redriven,
+    logs_purged: logsPurged,
+    idempotency_keys_purged: keysPurged,
+    daily_quotas_purged: quotasPurged,
+    ticket_parts_purged: partsPurged,
+  });
 }

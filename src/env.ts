@@ -9,9 +9,13 @@ export interface Env {
   JOBS: Queue<JobMessage>;
   ORDER_LIMITER: RateLimit;
   SCAN_LIMITER: RateLimit;
+  SCAN_SYNC_LIMITER: RateLimit;
   LOGIN_LIMITER: RateLimit;
   LOGIN_ADDRESS_LIMITER: RateLimit;
-  /** The door app's built files (wrangler.toml [assets]): Cloudflare serves them before the Worker runs; tests read them here. */
+  /**
+   * The door app's built files and the API reference's renderer (wrangler.toml [assets]): Cloudflare serves them
+   * before the Worker runs; tests read them here.
+   */
   ASSETS: Fetcher;
 
   API_KEY?: string;
@@ -23,6 +27,7 @@ export interface Env {
   TIMEZONE?: string;
   LOG_RETENTION_DAYS?: string;
   ALLOW_HTTP_OUTBOUND?: string;
+  OUTBOUND_DNS_URL?: string;
   CURRENCY?: string;
   PUBLIC_URL?: string;
   ORDER_HOLD_MINUTES?: string;

@@ -43,6 +43,16 @@ describe("GET /ticketing/v1/health", () => {
     expect(JSON.stringify(body)).not.toContain("Mars");
   });
 
+  it("answers 503 misconfigured naming PUBLIC_URL for a deployment without it (decisions.md 15), ok once it is set", async () => {
+    // A deployment is anything but local development and the tests, which alone set ALLOW_HTTP_OUTBOUND (config.ts).
+    const deployed = { ALLOW_HTTP_OUTBOUND: undefined, PAYMENT_PROVIDER: "test" };
+    expect(await expectJson(healthWith({ ...deployed, PUBLIC_URL: undefined }), 503)).toStrictEqual({ status: "misconfigured", settings: ["PUBLIC_URL"] });
+    expect(await expectJson(healthWith({ ...deployed, PUBLIC_URL: "" }), 503)).toStrictEqual({ status: "misconfigured", settings: ["PUBLIC_URL"] });
+    expect(await expectJson(healthWith({ ...deployed, PUBLIC_URL: "https://tickets.example.com" }), 200)).toEqual({ status: "ok" });
+    // Local development: the request's host is the link base, nothing is missing.
+    expect(await expectJson(healthWith({ ALLOW_HTTP_OUTBOUND: "true", PUBLIC_URL: undefined }), 200)).toEqual({ status: "ok" });
+  });
+
   it("answers ok with PAYMENT_PROVIDER=test chosen explicitly", async () => {
     expect(await expectJson(healthWith({ PAYMENT_PROVIDER: "test" }), 200)).toEqual({ status: "ok" });
   });

@@ -13,7 +13,7 @@ import { depsFromEnv, type Deps } from "../src/platform/deps";
 import { confirmOrder } from "../src/features/checkout/confirmations.service";
 import { sendQueuedEmail } from "../src/features/messaging/emails.service";
 import { createDashboardOrder, deleteOrder, updateOrder } from "../src/features/ordering/orders.service";
-import { completePayment } from "../src/features/payments/payments.service";
+import { completeGenuine } from "./helpers/payments";
 import { refundOrder } from "../src/features/payments/refunds.service";
 import { attemptDelivery, type WebhookTopic } from "../src/features/messaging/webhook-deliveries.service";
 import { call, expectJson, ORIGIN, unique } from "./helpers/api";
@@ -192,7 +192,7 @@ describe("a crash right after the commit loses nothing", { timeout: 30_000 }, ()
     const { deps } = crashed();
 
     const open = await customerOrder({}, 10);
-    await completePayment(deps, open.uid, { status: "paid", paymentId: open.payment_id });
+    await completeGenuine(deps, open.uid, { status: "paid", paymentId: open.payment_id });
     const awaiting = await customerOrder({ confirmation_emails_needed: true, email_confirmation: { subject: "Confirmed", body: "" } }, 0);
     const { confirmToken } = (await db.select({ confirmToken: orders.confirmToken }).from(orders).where(eq(orders.id, awaiting.id)).get())!;
     await confirmOrder(deps, confirmToken!);

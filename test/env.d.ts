@@ -6,6 +6,10 @@ declare namespace Cloudflare {
     MIGRATION_TEST_DB: D1Database;
     /** Another (test/migrations/report-counters.test.ts), since each such test stops at its own migration. */
     COUNTERS_MIGRATION_TEST_DB: D1Database;
+    /** Another (test/migrations/coupon-owners.test.ts). */
+    COUPONS_MIGRATION_TEST_DB: D1Database;
+    /** And another (test/migrations/checkout-ids.test.ts). */
+    CHECKOUT_MIGRATION_TEST_DB: D1Database;
   }
 }
 

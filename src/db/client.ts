@@ -25,6 +25,14 @@ function errorText(err: unknown): string {
   return err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : String(err);
 }
 
+/**
+ * D1 turned the query away because the database is busy: `D1 DB is overloaded. Requests queued for too long.` or
+ * `... Too many requests queued.` (Cloudflare's D1 error list). The text may sit in the cause drizzle wraps it in.
+ */
+export function isD1Overloaded(err: unknown): boolean {
+  return /D1 DB is overloaded/i.test(errorText(err));
+}
+
 /** SQLite reports a violated UNIQUE index or primary key this way; D1 passes the text through. */
 export function isUniqueViolation(err: unknown): boolean {
   return /UNIQUE constraint failed/i.test(errorText(err));

@@ -278,6 +278,10 @@ export const orders = sqliteTable(
     eventId: integer("event_id").notNull(),
     uid: text("uid").notNull(),
     paymentId: text("payment_id").notNull().default(""),
+    // The provider's checkout this order is paid through (Stripe: the Checkout Session id; test: `test_...`), set at
+    // checkout and never changed: `payment_id` becomes the payment intent once paid, yet a repeated or late notice
+    // must still name this checkout to be matched (decisions.md 15 "Payments are matched, not trusted").
+    checkoutId: text("checkout_id").notNull().default(""),
     paymentStatus: text("payment_status").notNull(),
     customStatus: text("custom_status").notNull().default(""),
     name: text("name").notNull(),
@@ -367,7 +371,7 @@ export const coupons = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     code: text("code").notNull(),
-    // The code lowercased by JavaScript: codes are unique case-insensitively.
+    // The code lowercased by JavaScript: codes are unique case-insensitively (per owner).
     codeKey: text("code_key").notNull(),
     description: text("description").notNull().default(""),
     type: text("type").$type<CouponType>().notNull(),
@@ -387,10 +391,13 @@ export const coupons = sqliteTable(
     maximumAmountCents: integer("maximum_amount_cents").notNull().default(0),
     email: text("email").notNull().default(""),
     emailKey: text("email_key").notNull().default(""),
+    // Who owns the coupon and its code (decisions.md 15): the creating organizer's user id, or 0 for the
+    // administrators, who are one owner. A code is unique per owner only.
+    ownerId: integer("owner_id").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     modifiedAt: integer("modified_at").notNull(),
   },
-  (t) => [uniqueIndex("coupons_code_key").on(t.codeKey), index("coupons_email_key").on(t.emailKey)],
+  (t) => [uniqueIndex("coupons_code_owner").on(t.codeKey, t.ownerId), index("coupons_email_key").on(t.emailKey)],
 );
 
 /** Tickets that stopped being valid (deleted, or their order deleted), for scanners syncing offline. */
@@ -525,6 +532,23 @@ export const idempotencyKeys = sqliteTable(
 );
 
 /**
+ * Actions a user may take only so many times a calendar day (the service's time zone), counted per action, user
+ * and day (platform/daily-quota.ts): one conditional upsert counts and refuses at once, so concurrent requests and
+ * other isolates share the count. Rows of past days are purged by the sweep.
+ */
+export const dailyQuotas = sqliteTable(
+  "daily_quotas",
+  {
+    action: text("action").notNull(),
+    userId: integer("user_id").notNull(),
+    // YYYY-MM-DD in the service's time zone
+    day: text("day").notNull(),
+    used: integer("used").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.action, t.userId, t.day] }), index("daily_quotas_day").on(t.day)],
+);
+
+/**
  * What an event object must still learn about an order (its take, tickets, deadline or release), written in the
  * same batch as the order change. The call after the answer deletes it; the reconciler re-drives what is left.
  */
@@ -637,13 +661,18 @@ export const emails = sqliteTable(
 /**
  * What an order claims against per-person rules, written in the order's batch and deleted with it when the order
  * dies: `unique` (one order per email per event, unique index) and `cap` (tickets against an email list's cap, checked
- * by a trigger). Only live orders have claims, so only they count.
+ * by a trigger). Only live orders have claims, so only they count. `open` and `open_address` count open orders of
+ * ordering-key callers; they are deleted when the order is paid, and the trigger counts only those whose order is
+ * still open.
  */
 export const orderClaims = sqliteTable(
   "order_claims",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    kind: text("kind", { enum: ["unique", "cap"] }).notNull(),
+    // `open` and `open_address`: an ordering-key order waiting for payment, keyed by its email or by a keyed hash of
+    // the client's address (in `email_key`); `units` is the most open orders allowed, which the trigger
+    // `order_claims_open_insert` enforces (decisions.md 15 "Open orders per buyer").
+    kind: text("kind", { enum: ["unique", "cap", "open", "open_address"] }).notNull(),
     eventId: integer("event_id").notNull(),
     emailKey: text("email_key").notNull(),
     orderUid: text("order_uid").notNull(),

@@ -1,5 +1,5 @@
 import type { Role } from "../db/schema";
-import { forbidden } from "./errors";
+import { type ApiError, forbidden } from "./errors";
 
 /** Who is calling, as the authority rules of decisions.md section 13 need it. */
 export interface AuthUser {
@@ -32,7 +32,15 @@ export function canAccessEvent(user: AuthUser, eventId: number): boolean {
   return isAdministrator(user) || user.authorisedEvents.includes(eventId);
 }
 
+/**
+ * The one `403` for an event the user may not manage, or for what belongs to one (an order, a coupon, a group): it
+ * names no event (decisions.md 15), so it tells a caller nothing about events that are not its own.
+ */
+export function eventForbidden(): ApiError {
+  return forbidden();
+}
+
 /** An organizer naming an event outside its authorised events, in a path, a body or a filter: 403. */
 export function assertEventAccess(user: AuthUser, eventIds: Iterable<number>): void {
-  for (const id of eventIds) if (!canAccessEvent(user, id)) throw forbidden(`You are not authorised for event ${id}.`);
+  for (const id of eventIds) if (!canAccessEvent(user, id)) throw eventForbidden();
 }

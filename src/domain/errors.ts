@@ -45,4 +45,17 @@ export const incorrectPassword = () => new ApiError(401, "incorrect_password", "
 
 export const invalidApiKey = (message = "Invalid API key.") => new ApiError(401, "rest_forbidden_api_key", message);
 
+/**
+ * Overload (decisions.md 15): a `503` with `Retry-After`, whatever was busy (an event's object, or the database)
+ * and whichever route asked, never a bare `500`. The wait is jittered over 1 to 5 seconds so that the clients
+ * turned away together do not return together (docs/scale.md "Above it").
+ */
+export function overloaded(what: "event" | "database"): ApiError {
+  const seconds = 1 + Math.floor(Math.random() * 5);
+  const busy = what === "event" ? "This event is" : "The service is";
+  return new ApiError(503, "rest_overloaded", `${busy} receiving more requests than it can answer right now; try again in a few seconds.`, undefined, {
+    "Retry-After": String(seconds),
+  });
+}
+
 export const internalError = () => new ApiError(500, "rest_internal_error", "The service could not complete the request.");

@@ -11,6 +11,18 @@ import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
 
 export const orderError = (code: string, message: string, status: 400 | 409 = 400) => new ApiError(status, code, message);
 
+/**
+ * Open orders per buyer (decisions.md 15): a browser shop front (the ordering key) holds at most this many orders
+ * awaiting payment per event, per email and per client address, so one buyer cannot hoard a sale's stock for the
+ * whole payment hold. The order's claims carry the number to the trigger that enforces it in the order's batch.
+ */
+export const MAX_OPEN_ORDERS = 2;
+/** `Retry-After`: seconds until a place frees at the latest (an open order's payment deadline passes). */
+export const tooManyOpenOrders = (retryAfterSeconds: number) =>
+  new ApiError(429, "order_too_many_open", "You already have orders waiting for payment", undefined, {
+    "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });
+
 const isEmail = (s: string) => z.email().safeParse(s).success;
 
 /** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */

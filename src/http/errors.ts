@@ -1,5 +1,6 @@
 import { HTTPException } from "hono/http-exception";
-import { ApiError, invalidJson } from "../domain/errors";
+import { ApiError, invalidJson, overloaded } from "../domain/errors";
+import { isD1Overloaded } from "../db/client";
 
 // The wire side of errors: whatever was thrown, as the envelope of decisions.md section 3.
 
@@ -17,19 +18,12 @@ const CODE_OF_STATUS: Partial<Record<number, string>> = {
 };
 
 /**
- * A Durable Object (an event's object) that cannot keep up throws an error marked `overloaded`, which Cloudflare
- * says not to retry at once: the client is told to come back after a few seconds, jittered so that the clients
- * turned away together do not return together (docs/scale.md "Above it").
+ * What was too busy to answer, if that is why `err` was thrown: an event's object throws an error marked
+ * `overloaded` (which Cloudflare says not to retry at once), D1 says `D1 DB is overloaded` (db/client.ts).
  */
-export function isOverloaded(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { overloaded?: unknown }).overloaded === true;
-}
-
-function overloaded(): ApiError {
-  const seconds = 1 + Math.floor(Math.random() * 5);
-  return new ApiError(503, "rest_overloaded", "This event is receiving more requests than it can answer right now; try again in a few seconds.", undefined, {
-    "Retry-After": String(seconds),
-  });
+export function overloadOf(err: unknown): "event" | "database" | null {
+  if (typeof err === "object" && err !== null && (err as { overloaded?: unknown }).overloaded === true) return "event";
+  return isD1Overloaded(err) ? "database" : null;
 }
 
 /**
@@ -38,7 +32,8 @@ function overloaded(): ApiError {
  */
 export function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
-  if (isOverloaded(err)) return overloaded();
+  const busy = overloadOf(err);
+  if (busy) return overloaded(busy);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /json/i.test(err.message)) return invalidJson();
     const code = CODE_OF_STATUS[err.status];

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
 import { sha256Hex } from "../lib/crypto";
 import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../platform/idempotency-store";
 import type { AppContext, AppEnv } from "./context";
@@ -24,9 +23,9 @@ async function bodyHash(raw: string): Promise<string> {
 /**
  * `Idempotency-Key` (decisions.md 13): the same key with the same body (compared as canonical JSON) within 24 h
  * answers what the first request answered; the same key with another body is `409`; a duplicate arriving while
- * the first is still running is `409 idempotency_in_progress`. Scope is the route pattern (not the path: another
- * event's order route shares it, decisions.md 14) and the caller plus the key; 5xx answers are never kept, so a
- * retry after a failure runs again.
+ * the first is still running is `409 idempotency_in_progress`. Scope is the concrete path, the key and who sent
+ * it (decisions.md 15): the same key on another event's route, or from another caller, is another request. 5xx
+ * answers are never kept, so a retry after a failure runs again.
  */
 export const idempotent = idempotentWith();
 
@@ -64,8 +63,7 @@ export function idempotentWith(recover?: Recover): MiddlewareHandler<AppEnv> {
 
 async function keyed(c: AppContext, next: () => Promise<void>, key: string, recover: Recover | undefined) {
   const deps = depsOf(c);
-  // Scoped to the caller too: a key never replays one user's answer to another (who might not see that event).
-  const scope = `${c.req.method} ${routePath(c)} ${c.var.user ? `user:${c.var.user.id}` : "public"}`;
+  const scope = `${c.req.method} ${c.req.path} ${caller(c)}`;
   const ref = await sha256Hex(`${scope}\n${key}`);
   const hash = await bodyHash(await c.req.text());
   let claim = await claimIdempotencyKey(deps, scope, key, hash);
@@ -95,6 +93,17 @@ async function keyed(c: AppContext, next: () => Promise<void>, key: string, reco
     throw err;
   }
   await settleIdempotencyKey(deps, scope, key, await storedAnswer(c.res));
+}
+
+/**
+ * Who sent the key (decisions.md 15): a signed-in user, or on the shop front the service's API key or the
+ * publishable ordering key. A key never replays one caller's answer to another: a user who might not see that
+ * event, or a browser holding the ordering key that could otherwise read what a shop's server placed.
+ */
+function caller(c: AppContext): string {
+  if (c.var.user) return `user:${c.var.user.id}`;
+  if (c.var.shopKey) return `key:${c.var.shopKey}`;
+  return "public";
 }
 
 /** What is kept of an answer for replay: its status, the headers a client reads, and its body. */

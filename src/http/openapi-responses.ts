@@ -1,3 +1,5 @@
+import { OVERLOADED } from "./route-docs";
+
 /**
  * Answers the OpenAPI document names beside success and the error envelope: where a rule of decisions.md 14
  * answers with a status a client must be ready for, or a success a client may misread (a report lagging a scan).
@@ -9,12 +11,14 @@ const SCAN_LAG = "Scans reach this answer through the queue, about two seconds a
 export const NOTED_RESPONSES: Record<string, Record<string, string>> = {
   "get /ticketing/v1/health": {
     "200": '`{"status": "ok"}`: the configuration is complete.',
-    "503": '`{"status": "misconfigured", "settings": [names]}`: settings that are missing or invalid, by name (never by value); a missing PAYMENT_PROVIDER is one.',
+    "503":
+      '`{"status": "misconfigured", "settings": [names]}`: settings that are missing or invalid, by name (never by value); a missing PAYMENT_PROVIDER is one, and so is a deployment (anything but local development) without PUBLIC_URL.',
   },
   "post /ticketing/v1/events/{id}/orders": {
     "404": "`rest_event_invalid_id`: the event does not exist.",
-    "429": "`rest_too_many_requests` with `Retry-After`: 30 orders a minute per client address, only with the publishable ordering key (never with the API key).",
-    "503": "`rest_payment_unavailable`: the order needs payment and no payment provider is configured; nothing was written.",
+    "429":
+      "Only with the publishable ordering key (never with the API key), with `Retry-After`: `rest_too_many_requests`, 30 orders a minute per client address; `order_too_many_open` (`You already have orders waiting for payment`), this email or this address already holds 2 orders awaiting payment on the event (decisions.md 15), `Retry-After` saying when one reaches its payment deadline.",
+    "503": `\`rest_payment_unavailable\`: the order needs payment and no payment provider is configured; nothing was written. Or ${OVERLOADED}`,
   },
   "post /ticketing/v1/admin/events": {
     "403":

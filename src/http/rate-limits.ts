@@ -8,7 +8,8 @@ import { documented } from "./route-docs";
 /**
  * Rate limits through the Workers rate-limiting bindings (wrangler.toml). They protect the public, not the
  * integrator (decisions.md 14): customer orders per client address only when a browser sent the publishable
- * ordering key, scans per scan key, failed logins per address and per address plus username, never per username
+ * ordering key, scans per scan key (3,000 a minute, decisions.md 15) and the offline sync per scan key apart from
+ * them, failed logins per address and per address plus username, never per username
  * alone (anyone could lock the administrator out). Every binding counts in 60-second windows, so a refusal says to
  * come back when the window turns (`Retry-After`). The var `RATE_LIMITS=off` turns them off.
  */
@@ -55,14 +56,17 @@ export const orderRateLimit: MiddlewareHandler<AppEnv> = documented(
 const SYNC_PATH = /\/(scans\/(tickets|revoked)|scan-keys\/(public-keys|self))\/?$/;
 
 /**
- * Scans: per scan key (the header is the key; a malformed one is refused by the key check after this). The offline
- * sync counts under the same key in a budget of its own, so phones syncing a large list in pages never take the
- * door's scans away (and a door scanning at full speed can still sync).
+ * Scans: per scan key (the header is the key; a malformed one is refused by the key check after this), 3,000 a
+ * minute (decisions.md 15: a busy gate with many phones on one key stays far below it; a leaked key still cannot
+ * saturate the event object). The offline sync counts under the same key in a budget of its own (SCAN_SYNC_LIMITER,
+ * 600 a minute: one sync reads up to 5,000 tickets), so phones syncing a large list in pages never take the door's
+ * scans away (and a door scanning at full speed can still sync).
  */
 export const scanRateLimit: MiddlewareHandler<AppEnv> = documented(
   async (c, next) => {
-    const bucket = c.req.method === "GET" && SYNC_PATH.test(c.req.path) ? "scan-sync" : "scan";
-    await spend(c.env, c.env.SCAN_LIMITER, `${bucket}:${c.req.header("X-EVT-API-KEY") ?? ""}`);
+    const key = c.req.header("X-EVT-API-KEY") ?? "";
+    if (c.req.method === "GET" && SYNC_PATH.test(c.req.path)) await spend(c.env, c.env.SCAN_SYNC_LIMITER, `scan-sync:${key}`);
+    else await spend(c.env, c.env.SCAN_LIMITER, `scan:${key}`);
     await next();
   },
   {

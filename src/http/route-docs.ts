@@ -101,6 +101,10 @@ export function named<S extends z.ZodType>(id: string, schema: S): S {
 
 const FIELDS_NOTE = "`_fields` narrows each answer to the fields it names.";
 
+/** The failure of every route that asks an event's object (decisions.md 15 "Overload"). */
+export const OVERLOADED =
+  "`rest_overloaded` with `Retry-After` (1 to 5 seconds): the event's object (or the database) is too busy to answer, or stays behind its catalogue; nothing was decided or written: try again after the wait.";
+
 /** The answers routes give on success. */
 export const answers = {
   /** `200` with one JSON body. */

@@ -5,7 +5,8 @@
  * and exactly the loopback hosts below; everything else stays refused.
  *
  * Hosts are compared as URL parsing normalises them: lower case, IPv4 in any notation as dotted decimal, IPv6
- * compressed; a name's trailing dot is kept.
+ * compressed; a name's trailing dot is kept. Refused too (decisions.md 15): 192.0.0.0/24 and Teredo (2001::/32);
+ * names are resolved where the service calls them (lib/outbound-dns.ts).
  */
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -26,7 +27,7 @@ function ipv4(host: string): number[] | null {
   return parts.every((p) => p <= 255) ? parts : null;
 }
 
-function isPrivateOrLocalIpv4([a, b]: number[]): boolean {
+function isPrivateOrLocalIpv4([a, b, c]: number[]): boolean {
   return (
     a === 0 ||
     a === 10 ||
@@ -34,6 +35,8 @@ function isPrivateOrLocalIpv4([a, b]: number[]): boolean {
     (a === 100 && b! >= 64 && b! <= 127) ||
     (a === 169 && b === 254) ||
     (a === 172 && b! >= 16 && b! <= 31) ||
+    // IETF protocol assignments (decisions.md 15): DS-Lite's 192.0.0.8, NAT64 discovery's 192.0.0.170, ...
+    (a === 192 && b === 0 && c === 0) ||
     (a === 192 && b === 168) ||
     (a === 198 && (b === 18 || b === 19)) ||
     a! >= 224
@@ -58,6 +61,8 @@ function isPrivateOrLocalIpv6(host: string): boolean {
     (first === 0x64 && second === 0xff9b) ||
     // 6to4 carries an IPv4 address in its second and third groups.
     (first === 0x2002 && isPrivateOrLocalIpv4([second >> 8, second & 0xff, third >> 8, third & 0xff])) ||
+    // Teredo (2001::/32, decisions.md 15) tunnels to an IPv4 server and an obfuscated client address: any of them.
+    (first === 0x2001 && second === 0) ||
     (first & 0xfe00) === 0xfc00 || // unique local
     (first & 0xffc0) === 0xfe80 || // link-local
     (first & 0xffc0) === 0xfec0 || // site-local (deprecated, still routed inside some networks)

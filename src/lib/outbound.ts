@@ -1,5 +1,9 @@
 import type { RecordedExchange } from "../db/schema";
+import { resolvedHostProblem } from "./outbound-dns";
 import { outboundUrlProblem } from "./outbound-url";
+
+/** How long a name's lookup may take before the call is refused (and retried later, like any failed call). */
+const RESOLVE_TIMEOUT_MS = 2000;
 
 /** Bodies kept in a recorded exchange are cut here: enough to diagnose, never a stored copy of someone's site. */
 const KEPT_BODY = 4096;
@@ -7,6 +11,19 @@ const KEPT_BODY = 4096;
 export interface OutboundOptions {
   allowHttp: boolean;
   timeoutMs: number;
+  /**
+   * A DNS-over-HTTPS resolver (OUTBOUND_DNS_URL) through which a name is resolved before the call, refused when it
+   * resolves to a refused address (decisions.md 15); none: names are judged by their spelling only.
+   */
+  resolverUrl?: string | null;
+}
+
+/**
+ * Address literals are judged as written (URL parsing wrote any IPv4 notation as dotted decimal); a name is looked
+ * up, except `localhost`, which only local work may call (ALLOW_HTTP_OUTBOUND) and the literal rule already judged.
+ */
+function isName(hostname: string): boolean {
+  return !(hostname.startsWith("[") || /^\d+\.\d+\.\d+\.\d+$/.test(hostname) || hostname === "localhost");
 }
 
 function headersOf(h: Headers): Record<string, string> {
@@ -27,7 +44,11 @@ export async function exchange(
   options: OutboundOptions,
 ): Promise<RecordedExchange> {
   const request = { method: init.method, url, headers: init.headers, body: init.body.slice(0, KEPT_BODY) };
-  const problem = outboundUrlProblem(url, options.allowHttp);
+  let problem = outboundUrlProblem(url, options.allowHttp);
+  if (!problem && options.resolverUrl) {
+    const { hostname } = new URL(url);
+    if (isName(hostname)) problem = await resolvedHostProblem(hostname, options.resolverUrl, Math.min(options.timeoutMs, RESOLVE_TIMEOUT_MS));
+  }
   if (problem) return { request, response: null, durationMs: 0, error: `URL ${problem}` };
   const started = Date.now();
   try {

@@ -165,6 +165,17 @@ export function parseDateTime(text: string, timeZone: string): number | null {
   return Math.floor((asUtc - Math.min(before, after)) / 1000);
 }
 
+/**
+ * The calendar day (`YYYY-MM-DD`) in `timeZone` at an instant, and the UTC epoch seconds at which the next one
+ * starts (its midnight, or the first instant after it where midnight does not exist).
+ */
+export function calendarDay(epochSeconds: number, timeZone: string): { day: string; nextStartsAt: number } {
+  const w = wallClockAt(epochSeconds * 1000, timeZone);
+  const next = new Date(Date.UTC(w.year, w.month - 1, w.day + 1));
+  const nextMidnight = formatWallClock({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate(), hour: 0, minute: 0, second: 0 });
+  return { day: formatWallClock(w).slice(0, 10), nextStartsAt: parseDateTime(nextMidnight, timeZone)! };
+}
+
 export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }

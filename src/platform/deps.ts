@@ -16,7 +16,11 @@ export interface Deps {
   eventObjects: EventObjects;
   files: FileStore;
   jobs: JobQueue;
-  /** The service's origin (scheme and host) for links and `X-EVT-Webhook-Source`: the request's, else PUBLIC_URL. */
+  /**
+   * The service's origin (scheme and host) for links in emails and pages and `X-EVT-Webhook-Source`: PUBLIC_URL
+   * whenever it is set, so a request's `Host` never decides where a customer is sent (decisions.md 15); the
+   * request's own origin only without it (local development); "" outside a request without it.
+   */
   origin: string;
   /**
    * Runs work after the answer is sent (`ctx.waitUntil`); its failure is logged, never raised. It may never run
@@ -36,7 +40,7 @@ export function depsFromEnv(env: Env, waitUntil?: (work: Promise<unknown>) => vo
   return {
     db: openDb(env.DB),
     config,
-    origin: origin ?? config.publicUrl,
+    origin: config.publicUrl || (origin ?? ""),
     now: nowSeconds,
     eventObjects: eventObjectsFrom(env),
     files: fileStoreFrom(env),

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/domain/errors";
-import { checkCoupon, couponDiscountCents, coversNoneOf, type CouponLine, type CouponRow, type CouponUse } from "../../src/domain/coupon-rules";
+import type { AuthUser } from "../../src/domain/authority";
+import {
+  checkCoupon,
+  chooseCoupon,
+  couponDiscountCents,
+  couponOwnerOf,
+  couponVisibleTo,
+  coversNoneOf,
+  type CouponLine,
+  type CouponRow,
+  type CouponUse,
+} from "../../src/domain/coupon-rules";
 
 /**
  * A coupon at checkout as plain rules (decisions.md 5.4, 5.5, 12 and 13 "Orders"): `checkCoupon` throws the first
@@ -32,6 +43,7 @@ function coupon(over: Partial<CouponRow> = {}): CouponRow {
     maximumAmountCents: 0,
     email: "",
     emailKey: "",
+    ownerId: 0,
     createdAt: NOW - 1000,
     modifiedAt: NOW - 1000,
     ...over,
@@ -42,7 +54,7 @@ const REGULAR: CouponLine = { name: "Regular", count: 2, unitCents: 1000 };
 const VIP: CouponLine = { name: "VIP", count: 1, unitCents: 2500 };
 
 function use(over: Partial<CouponUse> = {}): CouponUse {
-  return { now: NOW, eventIds: [7], emailKey: "ann@example.com", lines: [REGULAR, VIP], usesHeld: 0, usesHeldByOrderer: 0, ...over };
+  return { now: NOW, eventIds: [7], ownerEvents: "all", emailKey: "ann@example.com", lines: [REGULAR, VIP], usesHeld: 0, usesHeldByOrderer: 0, ...over };
 }
 
 function thrown(fn: () => unknown): ApiError {
@@ -111,10 +123,21 @@ describe("checkCoupon: each rule with its code and text", () => {
   });
 
   it("events: a coupon covering none of the order's events is told apart (to be answered as unknown), one covering some is not", () => {
-    expect(coversNoneOf(coupon({ events: [8, 9] }), [7])).toBe(true);
-    expect(coversNoneOf(coupon({ events: [8] }), [7, 9])).toBe(true);
-    expect(coversNoneOf(coupon({ events: [7] }), [7, 9])).toBe(false);
-    expect(coversNoneOf(coupon({ events: [] }), [123456])).toBe(false);
+    expect(coversNoneOf(coupon({ events: [8, 9] }), "all", [7])).toBe(true);
+    expect(coversNoneOf(coupon({ events: [8] }), "all", [7, 9])).toBe(true);
+    expect(coversNoneOf(coupon({ events: [7] }), "all", [7, 9])).toBe(false);
+    expect(coversNoneOf(coupon({ events: [] }), "all", [123456])).toBe(false);
+  });
+
+  it("events: a coupon without events covers the events its owner may manage (decisions.md 15)", () => {
+    // The administrators' (owner 0): every event; an organizer's: its authorised events.
+    expect(coversNoneOf(coupon({ events: [] }), [7], [7])).toBe(false);
+    expect(coversNoneOf(coupon({ events: [] }), [7], [8])).toBe(true);
+    expect(coversNoneOf(coupon({ events: [] }), [], [8])).toBe(true);
+    // Its events, when it names any, decide alone.
+    expect(coversNoneOf(coupon({ events: [8] }), [7], [8])).toBe(false);
+    passes(coupon({ events: [] }), use({ eventIds: [7], ownerEvents: [7, 9] }));
+    expectRule(coupon({ events: [] }), use({ eventIds: [7, 9], ownerEvents: [7] }), "coupon_wrong_event", "This discount code is not linked to this event");
   });
 
   it("minimum tickets: counted over all lines when the coupon names no types, the message without types", () => {
@@ -273,5 +296,49 @@ describe("couponDiscountCents", () => {
   it("uses the lines' unit prices as given (volume prices are list prices)", () => {
     // 6 at a volume price of 8.00: 48.00; 25% = 12.00.
     expect(couponDiscountCents(coupon({ amountHundredths: 2500 }), [{ name: "Regular", count: 6, unitCents: 800 }])).toBe(1200);
+  });
+});
+
+describe("coupons of several owners (decisions.md 15)", () => {
+  const admin: AuthUser = { id: 1, username: "a", role: "administrator", authorisedEvents: [] };
+  const otherAdmin: AuthUser = { id: 5, username: "b", role: "administrator", authorisedEvents: [7] };
+  const ann: AuthUser = { id: 2, username: "ann", role: "organizer", authorisedEvents: [7, 8] };
+
+  it("all administrators are one owner (0); an organizer owns its coupons by its id", () => {
+    expect(couponOwnerOf(admin)).toBe(0);
+    expect(couponOwnerOf(otherAdmin)).toBe(0);
+    expect(couponOwnerOf(ann)).toBe(2);
+  });
+
+  it("an organizer sees its own coupons whose events lie within its events; an administrator every coupon", () => {
+    expect(couponVisibleTo(ann, coupon({ ownerId: 2, events: [7] }))).toBe(true);
+    expect(couponVisibleTo(ann, coupon({ ownerId: 2, events: [7, 8] }))).toBe(true);
+    expect(couponVisibleTo(ann, coupon({ ownerId: 2, events: [7, 9] }))).toBe(false);
+    expect(couponVisibleTo(ann, coupon({ ownerId: 2, events: [] }))).toBe(false);
+    expect(couponVisibleTo(ann, coupon({ ownerId: 0, events: [7] }))).toBe(false);
+    expect(couponVisibleTo(ann, coupon({ ownerId: 3, events: [7] }))).toBe(false);
+    for (const c of [coupon({ ownerId: 2, events: [9] }), coupon({ ownerId: 0, events: [] }), coupon({ ownerId: 3, events: [7] })]) {
+      expect(couponVisibleTo(admin, c)).toBe(true);
+    }
+  });
+
+  it("chooseCoupon: of one code's coupons, one covering the order's events; none covering any is none", () => {
+    const anns = { coupon: coupon({ id: 10, ownerId: 2, events: [7] }), ownerEvents: [7, 8] };
+    const bobs = { coupon: coupon({ id: 11, ownerId: 3, events: [8] }), ownerEvents: [8] };
+    const global = { coupon: coupon({ id: 3, ownerId: 0, events: [] }), ownerEvents: "all" as const };
+    expect(chooseCoupon([anns, bobs], [7])).toBe(anns);
+    expect(chooseCoupon([anns, bobs], [8])).toBe(bobs);
+    expect(chooseCoupon([anns, bobs], [9])).toBeUndefined();
+    expect(chooseCoupon([], [7])).toBeUndefined();
+    // One that names the event goes before one without events; then one covering every date of a group.
+    expect(chooseCoupon([global, anns], [7])).toBe(anns);
+    expect(chooseCoupon([global, anns], [9])).toBe(global);
+    const both = { coupon: coupon({ id: 12, ownerId: 3, events: [7, 8] }), ownerEvents: [7, 8] };
+    expect(chooseCoupon([anns, both], [7, 8])).toBe(both);
+    // One covering only some dates is still chosen, to be answered coupon_wrong_event.
+    expect(chooseCoupon([anns, bobs], [7, 9])).toBe(anns);
+    // Otherwise the oldest.
+    const older = { coupon: coupon({ id: 4, ownerId: 5, events: [7] }), ownerEvents: [7] };
+    expect(chooseCoupon([anns, older], [7])).toBe(older);
   });
 });

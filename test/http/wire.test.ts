@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -103,6 +104,10 @@ function buildApp() {
   app.get("/throw/overloaded", () => {
     // What a Durable Object stub throws when the object cannot keep up (Cloudflare's error handling guide).
     throw Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
+  });
+  app.get("/throw/d1-overloaded", () => {
+    // What a query gives when D1 turns it away (Cloudflare's D1 error list), wrapped as drizzle wraps every failed query.
+    throw new DrizzleQueryError("select 1", [], new Error("D1_ERROR: D1 DB is overloaded. Too many requests queued."));
   });
   app.get("/throw/unauthorised", () => {
     throw notLoggedIn();
@@ -245,6 +250,16 @@ describe("errors module", () => {
     }
     expect(waits.size).toBeGreaterThan(1);
     expect(toApiError(Object.assign(new Error("x"), { overloaded: false }))).toBeNull();
+  });
+
+  it("an overloaded D1 is the same 503 rest_overloaded with Retry-After, not a bare 500 (decisions.md 15)", async () => {
+    const { res, body } = await call("/throw/d1-overloaded");
+    expect(res.status).toBe(503);
+    expect(body).toEqual({ code: "rest_overloaded", message: expect.stringMatching(/^The service is .*try again/), data: { status: 503 } });
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(toApiError(new Error("D1_ERROR: D1 DB is overloaded. Requests queued for too long."))?.code).toBe("rest_overloaded");
+    // Other D1 failures stay unexpected (a logged 500).
+    expect(toApiError(new DrizzleQueryError("select 1", [], new Error("D1_ERROR: no such table: x")))).toBeNull();
   });
 
   it("toApiError gives null for anything it cannot map", () => {

@@ -22,6 +22,12 @@ describe("outboundUrlProblem", () => {
     "https://[fbff::1]/",
     // 6to4 of a public address.
     "https://[2002:808:808::1]/",
+    // Just outside 192.0.0.0/24 and Teredo (2001::/32) (decisions.md 15).
+    "https://191.255.255.255/",
+    "https://192.0.1.1/",
+    "https://[2001:1::1]/",
+    "https://[2001:4860:4860::8888]/",
+    "https://[2000:ffff::1]/",
   ])("admits %s", (url) => {
     expect(outboundUrlProblem(url, false)).toBeNull();
     expect(outboundUrlProblem(url, true)).toBeNull();
@@ -70,6 +76,35 @@ describe("outboundUrlProblem", () => {
     // NAT64, of a refused address and of any other.
     "https://[64:ff9b::a9fe:a9fe]/",
     "https://[64:ff9b::808:808]/",
+    // 192.0.0.0/24, IETF protocol assignments (decisions.md 15), in every notation URL parsing normalises: dotted,
+    // its edges, DS-Lite's 192.0.0.8 and the NAT64 discovery names' 192.0.0.170, decimal, hexadecimal, octal, with
+    // fewer parts, with a trailing dot, IPv4-mapped, 6to4 and NAT64.
+    "https://192.0.0.0/",
+    "https://192.0.0.1/",
+    "https://192.0.0.8/",
+    "https://192.0.0.170/",
+    "https://192.0.0.255/",
+    "https://3221225472/",
+    "https://3221225642/",
+    "https://0xc00000aa/",
+    "https://0xc0.0x0.0x0.0xaa/",
+    "https://0300.0.0.010/",
+    "https://0300.0.0.0252/",
+    "https://192.0.170/",
+    "https://192.170/",
+    "https://192.0.0.170./",
+    "https://[::ffff:192.0.0.170]/",
+    "https://[::ffff:c000:aa]/",
+    "https://[2002:c000:aa::1]/",
+    "https://[2002:c000:8::]/",
+    "https://[64:ff9b::192.0.0.170]/",
+    // Teredo (2001::/32) carries an IPv4 server and an obfuscated client address: refused whatever they are.
+    "https://[2001::]/",
+    "https://[2001::1]/",
+    "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+    "https://[2001:0000:0a00:0001::]/",
+    "https://[2001:0:ffff:ffff:ffff:ffff:ffff:ffff]/",
+    "https://[2001:0::192.0.0.1]/",
   ])("refuses %s, also while ALLOW_HTTP_OUTBOUND is on", (url) => {
     expect(outboundUrlProblem(url, false)).toEqual(expect.any(String));
     expect(outboundUrlProblem(url, true)).toEqual(expect.any(String));

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { NEVER, formatDateTime, formatOptionalDateTime, isValidTimeZone, isWireDateTime, parseDateTime, parseWallClock, wallClockAt } from "../../src/lib/time";
+import {
+  NEVER,
+  calendarDay,
+  formatDateTime,
+  formatOptionalDateTime,
+  isValidTimeZone,
+  isWireDateTime,
+  parseDateTime,
+  parseWallClock,
+  wallClockAt,
+} from "../../src/lib/time";
 
 /** Epoch seconds of a UTC calendar time (month 1-12). */
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
@@ -281,5 +291,25 @@ describe("wallClockAt", () => {
     for (const t of [Date.UTC(1970, 0, 1), Date.UTC(1999, 11, 31, 23, 59, 59), Date.UTC(2100, 5, 1, 12), -86_400_000 * 365]) {
       for (const timeZone of zones) expect(wallClockAt(t, timeZone)).toEqual(reference(t, timeZone));
     }
+  });
+});
+
+describe("calendarDay", () => {
+  const at = (text: string, tz: string) => parseDateTime(text, tz)!;
+
+  it("names the day in the time zone and when the next one starts", () => {
+    const t = at("2026-06-10 23:30:00", "Europe/Amsterdam");
+    expect(calendarDay(t, "Europe/Amsterdam")).toEqual({ day: "2026-06-10", nextStartsAt: at("2026-06-11 00:00:00", "Europe/Amsterdam") });
+    expect(calendarDay(t, "Europe/Amsterdam").nextStartsAt - t).toBe(30 * 60);
+    // The same instant is already the next day in UTC+14 and still the 10th in UTC.
+    expect(calendarDay(t, "UTC").day).toBe("2026-06-10");
+    expect(calendarDay(t, "Pacific/Kiritimati").day).toBe("2026-06-11");
+  });
+
+  it("counts a day of 23 hours (clocks forward) and the last day of a month and a year", () => {
+    const spring = at("2026-03-29 00:00:00", "Europe/Amsterdam");
+    expect(calendarDay(spring, "Europe/Amsterdam").nextStartsAt - spring).toBe(23 * 3600);
+    expect(calendarDay(at("2026-02-28 12:00:00", "UTC"), "UTC").nextStartsAt).toBe(at("2026-03-01 00:00:00", "UTC"));
+    expect(calendarDay(at("2026-12-31 12:00:00", "UTC"), "UTC")).toEqual({ day: "2026-12-31", nextStartsAt: at("2027-01-01 00:00:00", "UTC") });
   });
 });

@@ -120,16 +120,18 @@ describe("npm run setup:cloudflare", () => {
     const written = readFileSync(p.config, "utf8");
     assert.deepEqual(values(written, "d1_databases", "database_id"), [db.uuid]);
     const ids = values(written, "ratelimits", "namespace_id");
-    assert.equal(ids.length, 4);
-    assert.equal(new Set(ids).size, 4);
+    assert.equal(ids.length, 5);
+    assert.equal(new Set(ids).size, 5);
     for (const id of ids) assert.match(id, /^[1-9]\d{9}$/);
     assert.ok(ids.every((id) => Number(id) < 2 ** 31));
     const changedLines = written.split("\n").filter((line, i) => line !== original.split("\n")[i]);
-    assert.equal(changedLines.length, 5, changedLines.join("\n"));
+    assert.equal(changedLines.length, 6, changedLines.join("\n"));
     assert.deepEqual(values(written, "env.staging.d1_databases", "database_id"), [ZERO_ID], "the environments are left alone");
 
     // No terminal and --yes: the missing secrets are listed, not asked.
     for (const name of REQUIRED_SECRETS) assert.match(first.stdout, new RegExp(`^\\s+${name}\\s+required`, "m"));
+    // The service's public address is required too (decisions.md 15): links in emails and pages use it.
+    assert.match(first.stdout, /^\s+PUBLIC_URL\s+required/m);
     assert.equal(indexOf(first.calls, "secret put"), -1);
 
     const second = ok(setup(p, ["--yes"]));
@@ -159,8 +161,8 @@ describe("npm run setup:cloudflare", () => {
     assert.deepEqual(values(written, "d1_databases", "database_id"), values(topLevel, "d1_databases", "database_id"));
     assert.deepEqual(values(written, "ratelimits", "namespace_id"), values(topLevel, "ratelimits", "namespace_id"));
     const stagingIds = values(written, "env.staging.ratelimits", "namespace_id");
-    assert.equal(new Set([...stagingIds, ...values(written, "ratelimits", "namespace_id")]).size, 8, "no counter shared with the top level");
-    assert.deepEqual(values(written, "env.production.ratelimits", "namespace_id"), ["1001", "1002", "1003", "1004"]);
+    assert.equal(new Set([...stagingIds, ...values(written, "ratelimits", "namespace_id")]).size, 10, "no counter shared with the top level");
+    assert.deepEqual(values(written, "env.production.ratelimits", "namespace_id"), ["1001", "1002", "1005", "1003", "1004"]);
 
     const again = ok(setup(p, ["--env", "staging", "--yes"]));
     assert.deepEqual(creates(again.calls), []);
@@ -170,12 +172,12 @@ describe("npm run setup:cloudflare", () => {
   test("asked (--interactive, answers on standard input), it generates and stores the missing secrets; then none are missing", () => {
     const p = project();
     // API_KEY, PASSWORD_PEPPER: generate; ADMIN_USERNAME: the default; ADMIN_PASSWORD, TICKET_SIGNING_KEYS: generate;
-    // PAYMENT_PROVIDER (the top level has no such var): test, so Stripe's keys are not asked for.
-    const first = ok(setup(p, ["--interactive"], { input: "\n\n\n\n\ntest\n" }));
+    // PAYMENT_PROVIDER (the top level has no such var): test, so Stripe's keys are not asked for; PUBLIC_URL: typed.
+    const first = ok(setup(p, ["--interactive"], { input: "\n\n\n\n\ntest\nhttps://ticketing.example.workers.dev\n" }));
     const puts = first.calls.filter((c) => command(c).startsWith("secret put"));
     assert.deepEqual(
       puts.map((c) => c.argv[2]),
-      [...REQUIRED_SECRETS, "PAYMENT_PROVIDER"],
+      [...REQUIRED_SECRETS, "PAYMENT_PROVIDER", "PUBLIC_URL"],
     );
     for (const put of puts) {
       assert.ok(put.argv.includes("--env="));
@@ -187,6 +189,7 @@ describe("npm run setup:cloudflare", () => {
     assert.notEqual(secrets.API_KEY, secrets.PASSWORD_PEPPER);
     assert.equal(secrets.ADMIN_USERNAME, "admin");
     assert.equal(secrets.PAYMENT_PROVIDER, "test");
+    assert.equal(secrets.PUBLIC_URL, "https://ticketing.example.workers.dev");
     const keys = JSON.parse(secrets.TICKET_SIGNING_KEYS);
     assert.equal(keys.length, 1);
     assert.equal(keys[0].kid, "k1");
@@ -198,6 +201,48 @@ describe("npm run setup:cloudflare", () => {
     assert.equal(indexOf(second.calls, "secret put"), -1, "secrets that exist are not asked again");
     assert.match(second.stdout, /secrets already set: API_KEY, PASSWORD_PEPPER, ADMIN_USERNAME, ADMIN_PASSWORD, TICKET_SIGNING_KEYS, PAYMENT_PROVIDER/);
     assert.doesNotMatch(second.stdout, /required\)/);
+  });
+
+  test("PUBLIC_URL (decisions.md 15): --public-url stores it, a custom domain gives it, an environment's [vars] hold it; a bad one is refused", () => {
+    // Stored as a secret: the top level's [vars] are also local development's and the tests', whose links must
+    // follow the request's host.
+    const p = project();
+    const given = ok(setup(p, ["--yes", "--public-url", "https://tickets.example.com/"]));
+    assert.deepEqual(
+      given.calls.filter((c) => command(c).startsWith("secret put")).map((c) => c.argv[2]),
+      ["PUBLIC_URL"],
+    );
+    assert.equal(state(p).workers.ticketing.secrets.PUBLIC_URL, "https://tickets.example.com");
+    assert.doesNotMatch(given.stdout, /^\s+PUBLIC_URL\s+required/m);
+    assert.doesNotMatch(readFileSync(p.config, "utf8"), /^\s*PUBLIC_URL\s*=/m, "never in the shared [vars]");
+    const again = ok(setup(p, ["--yes"]));
+    assert.match(again.stdout, /secrets already set: .*PUBLIC_URL/);
+
+    // Refused before anything is called: not an https origin.
+    for (const bad of ["http://tickets.example.com", "https://tickets.example.com/shop", "tickets.example.com"]) {
+      const refused = setup(project(), ["--yes", "--public-url", bad]);
+      assert.equal(refused.status, 1, bad);
+      assert.match(refused.stderr, /--public-url/);
+      assert.deepEqual(refused.calls, []);
+    }
+
+    // A custom domain of the target is its address.
+    const domain = project();
+    const text = readFileSync(domain.config, "utf8");
+    writeFileSync(
+      domain.config,
+      text.replace('# routes = [{ pattern = "tickets.example.com", custom_domain = true }]', 'routes = [{ pattern = "tickets.example.com", custom_domain = true }]'),
+    );
+    ok(setup(domain, ["--env", "production", "--yes"]));
+    assert.equal(state(domain).workers["ticketing-production"].secrets.PUBLIC_URL, "https://tickets.example.com");
+
+    // Set in the environment's [vars]: nothing to store, nothing missing.
+    const vars = project();
+    writeFileSync(vars.config, readFileSync(vars.config, "utf8").replace('# PUBLIC_URL = "https://tickets.example.com"', 'PUBLIC_URL = "https://tickets.example.com"'));
+    const inVars = ok(setup(vars, ["--env", "production", "--yes"]));
+    assert.equal(indexOf(inVars.calls, "secret put"), -1);
+    assert.doesNotMatch(inVars.stdout, /^\s+PUBLIC_URL\s+required/m);
+    assert.match(inVars.stdout, /PUBLIC_URL: https:\/\/tickets\.example\.com, in \[vars\]/);
   });
 
   test("without a login it stops before touching anything and says how to log in", () => {

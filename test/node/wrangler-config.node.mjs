@@ -20,7 +20,8 @@ function shape(config) {
     producers: config.queues.producers.map(({ binding }) => binding),
     consumers: config.queues.consumers.map(({ queue, dead_letter_queue, ...settings }) => settings),
     ratelimits: config.ratelimits.map(({ name, simple }) => ({ name, simple })),
-    varNames: Object.keys(config.vars).filter((v) => v !== "PAYMENT_PROVIDER"),
+    // Set by the deployments only: the top level is also local development's and the tests' (no Stripe, no internet).
+    varNames: Object.keys(config.vars).filter((v) => v !== "PAYMENT_PROVIDER" && v !== "OUTBOUND_DNS_URL"),
     migrations: config.migrations,
     triggers: config.triggers,
     limits: config.limits,
@@ -55,6 +56,8 @@ describe("wrangler.toml environments", async () => {
     test(`${env} binds everything the top level binds, configured alike`, () => {
       assert.deepEqual(shape(targets[env]), shape(top));
       assert.equal(targets[env].vars.PAYMENT_PROVIDER, "stripe");
+      // Names in outbound URLs are resolved before each call (decisions.md 15, docs/platform.md "Outbound calls").
+      assert.equal(targets[env].vars.OUTBOUND_DNS_URL, "https://cloudflare-dns.com/dns-query");
     });
 
     test(`${env} uses resources of its own`, () => {

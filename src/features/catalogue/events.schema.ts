@@ -238,7 +238,10 @@ export const eventsApi = {
     summary: "Delete an event",
     description: "Deletes the event with its ticket types, input fields and scan keys; with `force=true` also its orders.",
     success: answers.ok(deletedView(eventView.omit({ _links: true })), "`deleted` and the event as it was, without `_links`."),
-    errors: { "409": "`rest_conflict`: the event has orders (`?force=true` deletes them too), or other events refer to it." },
+    errors: {
+      "409":
+        "`rest_conflict`: the event has orders (`?force=true` deletes them too), or other events use it (a stock link, or a seat plan or unique-user list whose flag is on).",
+    },
   },
 } satisfies Record<string, RouteDoc>;
 

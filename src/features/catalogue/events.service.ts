@@ -24,11 +24,11 @@ import { outboundUrlProblem } from "../../lib/outbound-url";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import type { EventInput, ListEventsQuery, NewEventInput } from "./events.schema";
 import { regionForTimeZone } from "../../domain/regions";
-import { assertEventAccess, canAccessEvent, eventScope, isAdministrator, type AuthUser } from "../../domain/authority";
+import { assertEventAccess, eventScope, isAdministrator, type AuthUser } from "../../domain/authority";
 import type { Deps } from "../../platform/deps";
 import { inGroup } from "./event-groups";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig, retireEventObject } from "./event-config.service";
-import { isTemplateUsableBy } from "./template-references";
+import { templateAccess } from "./template-references";
 import { purgeEventPdfs, purgeOrderPdfs } from "../../platform/pdf-cache";
 import { eventTopic } from "./event-topics";
 import type { EventRow } from "../../db/rows";
@@ -151,14 +151,38 @@ function settingsOf(row: EventRow): EventSettings {
   return settings;
 }
 
-/** The events a settings value refers to, by field (only where the feature that uses them is on). */
-function referencedEvents(s: EventSettings, selfId: number | null): Map<string, number[]> {
-  const refs = new Map<string, number[]>();
-  if (s.stockLink !== 0 && s.stockLink !== selfId) refs.set("stock_link", [s.stockLink]);
-  if (s.seatsNeeded && s.seats.linked_event !== 0 && s.seats.linked_event !== selfId) refs.set("seats", [s.seats.linked_event]);
+/** One field's reach into other events: the ids it names, and whether its flag puts them to use now. */
+interface Reach {
+  ids: number[];
+  active: boolean;
+}
+
+/**
+ * The other events a settings value names, by field, whatever its flag says: a reference held while its flag is
+ * off is a reference all the same (decisions.md 15), and it is put to use the moment the flag is switched on.
+ */
+function reachOf(s: EventSettings, selfId: number | null): Map<string, Reach> {
+  const refs = new Map<string, Reach>();
+  if (s.stockLink !== 0 && s.stockLink !== selfId) refs.set("stock_link", { ids: [s.stockLink], active: true });
+  if (s.seats.linked_event !== 0 && s.seats.linked_event !== selfId) refs.set("seats", { ids: [s.seats.linked_event], active: s.seatsNeeded });
   const unique = s.uniqueEventIds.filter((id) => id !== selfId);
-  if (s.uniqueUsersNeeded && unique.length > 0) refs.set("unique_event_ids", unique);
+  if (unique.length > 0) refs.set("unique_event_ids", { ids: unique, active: s.uniqueUsersNeeded });
   return refs;
+}
+
+/**
+ * What a change adds to an event's reach, by field: the ids a field did not name before, and all of a field's ids
+ * when the change switches its flag on. A reference an administrator gave the event may stay as it is; naming a new
+ * one, or putting a held one to use, needs authority over the event it names (decisions.md 15).
+ */
+function addedReach(after: Map<string, Reach>, before: Map<string, Reach>): Map<string, number[]> {
+  const added = new Map<string, number[]>();
+  for (const [field, reach] of after) {
+    const prior = before.get(field);
+    const ids = reach.ids.filter((id) => prior === undefined || !prior.ids.includes(id) || (reach.active && !prior.active));
+    if (ids.length > 0) added.set(field, ids);
+  }
+  return added;
 }
 
 /** A stored instant shown as wall time in one zone, read back in another: the wall time stays. */
@@ -219,7 +243,8 @@ const HEADER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*\S.*$/;
 
 /**
  * The rules that need more than one field, the flags, or D1. A feature's nested settings are checked only while
- * its flag is on. Every problem found is reported at once, keyed by top-level field.
+ * its flag is on; what they name (events, a template) is checked whatever the flag (decisions.md 15). Every problem
+ * found is reported at once, keyed by top-level field, before any 403.
  */
 async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfId: number | null, stored: EventSettings | null): Promise<void> {
   const problems: Record<string, string> = {};
@@ -248,48 +273,48 @@ async function checkSettings(deps: Deps, user: AuthUser, s: EventSettings, selfI
     else if (!SEATS_FORMAT.test(seats.seats_format)) problems.seats = "seats_format must hold %s for the row, then %d or %02d for the seat";
     else if (seats.linked_event !== 0 && seats.linked_event === selfId) problems.seats = "linked_event must not be the event itself";
   }
-  // A template is checked when it is new, or when switching tickets on puts an unchecked one to use.
-  const templateChanged = s.ticketPdf.attachment_id !== stored?.ticketPdf.attachment_id || !stored.ticketsNeeded;
-  if (s.ticketsNeeded && templateChanged && s.ticketPdf.attachment_id !== 0 && !(await isTemplateUsableBy(deps, user, s.ticketPdf.attachment_id))) {
-    problems.pdf_fields = `ticket.attachment_id ${s.ticketPdf.attachment_id} is not a PDF template you may use`;
-  }
+  // A template is checked when it is new, or when switching tickets on puts a held one to use (decisions.md 15).
+  const template = s.ticketPdf.attachment_id;
+  const templateAdded = template !== 0 && (template !== stored?.ticketPdf.attachment_id || (s.ticketsNeeded && !stored.ticketsNeeded));
+  const templateUse = templateAdded ? await templateAccess(deps, user, template) : "usable";
+  if (templateUse === "unknown") problems.pdf_fields = `ticket.attachment_id ${template} is not a PDF template`;
 
-  const referenced = referencedEvents(s, selfId);
-  const allIds = [...new Set([...referenced.values()].flat())];
-  if (allIds.length > 0) {
-    const found = new Set((await deps.db.select({ id: events.id }).from(events).where(inIds(events.id, allIds))).map((r) => r.id));
-    for (const [field, ids] of referenced) {
+  const added = addedReach(reachOf(s, selfId), stored ? reachOf(stored, selfId) : new Map());
+  const addedIds = [...new Set([...added.values()].flat())];
+  if (addedIds.length > 0) {
+    const found = new Set((await deps.db.select({ id: events.id }).from(events).where(inIds(events.id, addedIds))).map((r) => r.id));
+    for (const [field, ids] of added) {
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) problems[field] ??= `names events that do not exist: ${missing.join(", ")}`;
     }
   }
   if (Object.keys(problems).length > 0) throw invalidParams(problems);
-  // Only references this request adds must be the caller's: an administrator may have linked the event to one
-  // the organizer cannot see, and the organizer must still be able to change the rest.
-  const before = new Set(stored ? [...referencedEvents(stored, selfId).values()].flat() : []);
-  assertEventAccess(
-    user,
-    allIds.filter((id) => !before.has(id)),
-  );
-  await assertGroupManageable(deps, user, s, selfId, stored);
+  // Unknown ids are a 400 above; ids the user may not manage a 403, flag on or off (decisions.md 15).
+  assertEventAccess(user, addedIds);
+  if (templateUse === "forbidden") throw forbidden();
+  await assertGroupReachable(deps, user, s, selfId, stored);
 }
 
 /**
- * An event group is a reference too (decisions.md 14): joining one that holds an event the user may not manage is
- * a 403, so every group an organizer builds holds only its own events and the places that gather a group's events
- * need no filter of their own. Staying in a group an administrator mixed is not joining it.
+ * An event group is a reference too (decisions.md 14, 15): joining one that holds an event the user may not manage
+ * is a 403, so every group an organizer builds holds only its own events and the places that gather a group's
+ * events need no filter of their own. Staying in a group an administrator mixed is not joining it; turning an event
+ * of it into its passe-partout is reaching into every other event of it (tickets for them, their stock), checked
+ * alike.
  */
-async function assertGroupManageable(deps: Deps, user: AuthUser, s: EventSettings, selfId: number | null, stored: EventSettings | null) {
+async function assertGroupReachable(deps: Deps, user: AuthUser, s: EventSettings, selfId: number | null, stored: EventSettings | null) {
   if (isAdministrator(user) || s.groupType === 0) return;
   const joins = stored === null || stored.groupType === 0 || stored.eventGroup !== s.eventGroup;
-  if (!joins) return;
+  const becomesPassePartout = s.groupType === 3 && stored?.groupType !== 3;
+  if (!joins && !becomesPassePartout) return;
   const members = await deps.db
     .select({ id: events.id })
     .from(events)
     .where(and(inGroup(s.eventGroup), selfId === null ? undefined : ne(events.id, selfId)));
-  if (members.some((m) => !canAccessEvent(user, m.id))) {
-    throw forbidden(`Event group "${s.eventGroup}" holds events you are not authorised for.`);
-  }
+  assertEventAccess(
+    user,
+    members.map((m) => m.id),
+  );
 }
 
 /** Creates an event; an organizer's new event joins its authorised events in the same batch. */
@@ -341,7 +366,14 @@ export async function updateEvent(deps: Deps, user: AuthUser, current: EventRow,
   return updated[0];
 }
 
-/** Other events that point at this one (stock link, seat plan, unique-user group): they must let go first. */
+const namesInUniqueIds = (id: number) => sql`EXISTS (SELECT 1 FROM json_each(${events.uniqueEventIds}) WHERE value = ${id})`;
+const linksSeatsTo = (id: number) => sql`json_extract(${events.seats}, '$.linked_event') = ${id}`;
+
+/**
+ * Other events that use this one (stock link, a seat plan or unique-user group whose flag is on): they must let go
+ * first. A reference held while its flag is off uses nothing and blocks no delete (decisions.md 15); the delete
+ * takes it out.
+ */
 async function referrers(deps: Deps, id: number): Promise<EventRow[]> {
   return deps.db
     .select()
@@ -349,13 +381,23 @@ async function referrers(deps: Deps, id: number): Promise<EventRow[]> {
     .where(
       and(
         ne(events.id, id),
-        or(
-          eq(events.stockLink, id),
-          sql`json_extract(${events.seats}, '$.linked_event') = ${id}`,
-          sql`EXISTS (SELECT 1 FROM json_each(${events.uniqueEventIds}) WHERE value = ${id})`,
-        ),
+        or(eq(events.stockLink, id), and(eq(events.seatsNeeded, true), linksSeatsTo(id)), and(eq(events.uniqueUsersNeeded, true), namesInUniqueIds(id))),
       ),
     );
+}
+
+/** The statements that take a deleted event out of the references other events hold while their flag is off. */
+function dropDormantReferences({ db, now }: Deps, id: number) {
+  return [
+    db
+      .update(events)
+      .set({ uniqueEventIds: sql`(SELECT json_group_array(value) FROM json_each(${events.uniqueEventIds}) WHERE value <> ${id})`, modifiedAt: now() })
+      .where(and(ne(events.id, id), namesInUniqueIds(id))),
+    db
+      .update(events)
+      .set({ seats: sql`json_set(${events.seats}, '$.linked_event', 0)`, modifiedAt: now() })
+      .where(and(ne(events.id, id), linksSeatsTo(id))),
+  ] as const;
 }
 
 /**
@@ -383,6 +425,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
     db.delete(ticketTypes).where(eq(ticketTypes.eventId, event.id)),
     db.delete(inputFields).where(eq(inputFields.eventId, event.id)),
     db.delete(scanKeys).where(eq(scanKeys.eventId, event.id)),
+    ...dropDormantReferences(deps, event.id),
     db.delete(events).where(eq(events.id, event.id)),
     db
       .update(users)

@@ -5,9 +5,11 @@ import type { Deps } from "../../platform/deps";
 
 /**
  * Whether an event or ticket type may name this PDF template (its `attachment_id`): administrators use every
- * template, other users only their own.
+ * template, other users only their own. `unknown` and `forbidden` apart, so a caller can answer them as the
+ * references of decisions.md 15 are answered (`400`, then `403`).
  */
-export async function isTemplateUsableBy({ db }: Deps, user: AuthUser, templateId: number): Promise<boolean> {
+export async function templateAccess({ db }: Deps, user: AuthUser, templateId: number): Promise<"usable" | "unknown" | "forbidden"> {
   const row = await db.select({ authorId: pdfTemplates.authorId }).from(pdfTemplates).where(eq(pdfTemplates.id, templateId)).get();
-  return row !== undefined && (isAdministrator(user) || row.authorId === user.id);
+  if (row === undefined) return "unknown";
+  return isAdministrator(user) || row.authorId === user.id ? "usable" : "forbidden";
 }

@@ -9,7 +9,7 @@ import type { AuthUser } from "../../domain/authority";
 import { layoutProblem, parseNameList, personaliseProblem } from "../../domain/catalogue-names";
 import type { Deps } from "../../platform/deps";
 import { bumpConfigVersion, pushEventConfig } from "./event-config.service";
-import { isTemplateUsableBy } from "./template-references";
+import { templateAccess } from "./template-references";
 import { purgeEventPdfs } from "../../platform/pdf-cache";
 import type { TicketTypeRow } from "../../db/rows";
 
@@ -91,7 +91,7 @@ async function resolve(deps: Deps, user: AuthUser, eventId: number, base: Ticket
     if (layout) problems.layout = layout;
   }
   // Only a changed template is checked, so a user can PUT back a type an administrator gave another's template.
-  if (input.attachment_id && input.attachment_id !== base.attachmentId && !(await isTemplateUsableBy(deps, user, input.attachment_id))) {
+  if (input.attachment_id && input.attachment_id !== base.attachmentId && (await templateAccess(deps, user, input.attachment_id)) !== "usable") {
     problems.attachment_id = `${input.attachment_id} is not a PDF template you may use`;
   }
   if (Object.keys(problems).length > 0) throw invalidParams(problems);

@@ -15,7 +15,8 @@ const params = pathParams({ token: keyParam("order") });
  * redirect, or to the order's status.
  */
 export const confirmationsRoutes = new Hono<AppEnv>().get("/:token", describeRoute(checkoutApi.confirm), params, async (c) => {
-  const { order, event } = await confirmOrder(depsOf(c), c.req.valid("param").token);
-  const target = event.emailConfirmation.redirect || `${new URL(c.req.url).origin}${API_BASE}/orders/${order.id}/${order.uid}/status`;
+  const deps = depsOf(c);
+  const { order, event } = await confirmOrder(deps, c.req.valid("param").token);
+  const target = event.emailConfirmation.redirect || `${deps.origin}${API_BASE}/orders/${order.id}/${order.uid}/status`;
   return c.redirect(target, 302);
 });

@@ -34,7 +34,7 @@ export const customerOrdersRoutes = new Hono<ShopEnv>()
   .post("/:id/orders", describeRoute(checkoutApi.order), orderRateLimit, pathEvent, idempotentWith(recoverOrder), createBody(createCustomerOrderBody), async (c) => {
     const deps = depsOf(c);
     const ref = c.var.idempotencyRef ?? null;
-    return answer(c, await createCustomerOrder(deps, c.var.event, c.req.valid("json"), clientAddress(c), ref));
+    return answer(c, await createCustomerOrder(deps, c.var.event, c.req.valid("json"), clientAddress(c), ref, c.var.shopKey));
   });
 
 /** `201` with the order, its group, and what comes next (the payment, or the confirmation it waits for). */

@@ -9,9 +9,9 @@ import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "../orderi
 import { placeOrders } from "../ordering/order-placement";
 import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
-import { completePayment } from "../payments/payments.service";
+import { failUnstartedCheckout } from "../payments/payments.service";
 import { verifyCaptcha } from "./captcha";
-import { confirmationFor, whoMayOrder } from "../ordering/order-eligibility";
+import { buyerAddressKey, confirmationFor, openOrderClaims, whoMayOrder } from "../ordering/order-eligibility";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import type { ClaimRow, EventRow, OrderRow } from "../../db/rows";
 
@@ -75,6 +75,7 @@ export async function createCustomerOrder(
   input: CustomerOrderInput,
   ipAddress: string,
   idempotencyRef: string | null = null,
+  caller: "api" | "ordering" = "api",
 ): Promise<CustomerOrderResult> {
   const { name, email } = checkOrderer(input.name, input.email);
   if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
@@ -110,6 +111,7 @@ export async function createCustomerOrder(
     const awaiting = confirmation ? { status: "awaiting" as const, expires_at: formatOptionalDateTime(confirmation.deadline, deps.config.timezone) } : null;
     return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null, confirmation: awaiting };
   }
+  if (caller === "ordering") await claimOpenPlaces(deps, drafts, claims, email, ipAddress);
   const provider = providerForEvent(deps, dates[0]!);
   const expiresAt = now + deps.config.orderHoldMinutes * 60;
   const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims, idempotencyRef });
@@ -129,12 +131,15 @@ export async function createCustomerOrder(
     });
   } catch (err) {
     // No checkout, no order: the orders are cancelled and their stock given back.
-    await completePayment(deps, first.paymentGroup, { status: "failed", message: String(err instanceof Error ? err.message : err) });
+    await failUnstartedCheckout(deps, first.paymentGroup, String(err instanceof Error ? err.message : err));
     throw new ApiError(502, "order_payment_unavailable", "The payment provider could not start a checkout; please try again.");
   }
-  await deps.db.update(orders).set({ paymentId: checkout.paymentId, checkoutUrl: checkout.checkoutUrl }).where(eq(orders.paymentGroup, first.paymentGroup));
+  // The checkout is kept apart from `payment_id` (which becomes the provider's payment once paid): every notice is
+  // matched with it (decisions.md 15 "Payments are matched, not trusted").
+  const started = { paymentId: checkout.paymentId, checkoutId: checkout.paymentId, checkoutUrl: checkout.checkoutUrl };
+  await deps.db.update(orders).set(started).where(eq(orders.paymentGroup, first.paymentGroup));
   return {
-    order: { ...first, paymentId: checkout.paymentId },
+    order: { ...first, ...started },
     event: dates[0]!,
     groupOrders: placed.map((o) => o.id),
     payment: { provider: provider.name, checkout_url: checkout.checkoutUrl, expires_at: formatDateTime(expiresAt, deps.config.timezone) },
@@ -164,6 +169,20 @@ export async function committedCustomerOrder(deps: Deps, idempotencyRef: string)
       total > 0 ? { provider: providerOfPayment(first.paymentId).name, checkout_url: first.checkoutUrl, expires_at: formatOptionalDateTime(first.expiresAt, tz) } : null,
     confirmation: first.awaitsConfirmation ? { status: "awaiting", expires_at: formatOptionalDateTime(deadline, tz) } : null,
   };
+}
+
+/**
+ * Open orders per buyer (decisions.md 15): a browser shop front's order that will wait for payment takes one of the
+ * buyer's places on each chosen date, by email and by address; the last rule before stock, so a refused order never
+ * holds any. API-key callers (a shop's own server, one address for all its buyers) are not limited this way, and
+ * their orders take no places.
+ */
+async function claimOpenPlaces(deps: Deps, drafts: readonly OrderDraft[], claims: Map<string, ClaimRow[]>, email: string, address: string): Promise<void> {
+  const addressKey = await buyerAddressKey(deps, address);
+  for (const d of drafts) {
+    const open = await openOrderClaims(deps, d.event.id, d.uid, email.toLowerCase(), addressKey);
+    claims.set(d.uid, [...(claims.get(d.uid) ?? []), ...open]);
+  }
 }
 
 /** A free order is final at once: its tickets are drawn now (a draft for an open order has none). */

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { LIVE_STATUSES } from "../../db/order-status";
-import { coupons, orders } from "../../db/schema";
-import { checkCoupon, couponDiscountCents, couponNotFound, coversNoneOf, type CouponLine } from "../../domain/coupon-rules";
+import { coupons, orders, users } from "../../db/schema";
+import { ADMINISTRATORS_OWNER, checkCoupon, chooseCoupon, couponDiscountCents, couponNotFound, type CouponCandidate, type CouponLine } from "../../domain/coupon-rules";
 import type { Deps } from "../../platform/deps";
 import { orderTotals, spreadDiscount, type OrderTotals } from "../../domain/pricing";
 import type { OrderLine } from "../../db/schema";
@@ -15,7 +15,7 @@ export interface CouponDraft {
 }
 
 /**
- * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12): found by its code (any case) when
+ * A coupon sent with an order (customer or dashboard; decisions.md 5.4, 5.5, 12, 15): found by its code (any case) when
  * every order's event has `coupons_needed`, checked against the whole purchase (a group's dates together; the
  * coupon's events must hold every one of them), its discount
  * spread over the orders in proportion to their list totals. The first order (lowest event id) carries the use.
@@ -25,9 +25,20 @@ export async function applyCoupon<D extends CouponDraft>(deps: Deps, code: strin
   // The orders' own events decide (a group's chosen dates, not the path event that may get no order).
   if (!drafts.every((d) => d.event.couponsNeeded)) throw couponNotFound(code);
   const { db } = deps;
-  const coupon = await db.select().from(coupons).where(eq(coupons.codeKey, code.trim().toLowerCase())).get();
+  // One code may name a coupon of several owners (decisions.md 15): each is read with what its owner may manage.
+  const found = await db
+    .select({ coupon: coupons, role: users.role, authorisedEvents: users.authorisedEvents })
+    .from(coupons)
+    .leftJoin(users, eq(users.id, coupons.ownerId))
+    .where(eq(coupons.codeKey, code.trim().toLowerCase()));
+  const candidates: CouponCandidate[] = found.map((r) => ({
+    coupon: r.coupon,
+    ownerEvents: r.coupon.ownerId === ADMINISTRATORS_OWNER || r.role === "administrator" ? "all" : (r.authorisedEvents ?? []),
+  }));
   const eventIds = drafts.map((d) => d.event.id);
-  if (!coupon || coversNoneOf(coupon, eventIds)) throw couponNotFound(code);
+  const chosen = chooseCoupon(candidates, eventIds);
+  if (!chosen) throw couponNotFound(code);
+  const { coupon, ownerEvents } = chosen;
   const emailKey = email.toLowerCase();
   const held = await db
     .select({
@@ -41,6 +52,7 @@ export async function applyCoupon<D extends CouponDraft>(deps: Deps, code: strin
   checkCoupon(coupon, {
     now: deps.now(),
     eventIds,
+    ownerEvents,
     emailKey,
     lines,
     usesHeld: coupon.used + (held?.open ?? 0),

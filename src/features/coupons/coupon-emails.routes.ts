@@ -21,5 +21,5 @@ export const couponEmailsRoutes = new Hono<AppEnv>()
   )
 
   .post("/send-example", describeRoute(couponEmailsApi.sendExample), createBody(couponEmailExampleBody), async (c) =>
-    ok(c, { errors: await sendCouponEmailExample(depsOf(c), c.req.valid("json")) }),
+    ok(c, { errors: await sendCouponEmailExample(depsOf(c), c.var.user, c.req.valid("json")) }),
   );

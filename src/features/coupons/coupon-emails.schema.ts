@@ -91,12 +91,15 @@ export const couponEmailsApi = {
   },
   send: {
     summary: "Send a bulk coupon email",
-    description: "Mails each id its coupon (source 1) or a new coupon made from `template_code` (source 0), through the outbox. One batch per call.",
+    description:
+      "Mails each id its coupon (source 1) or a new coupon made from `template_code` (source 0; the caller's own coupon with that code, the new coupons the caller's too), through the outbox. One batch per call.",
     success: answers.ok(bulkErrorsView("id"), "What could not be sent, per id; empty when everything was."),
   },
   sendExample: {
     summary: "Send a sample coupon email",
-    description: "Mails a sample to `email` with every keyword replaced, to check the subject and body.",
+    description:
+      "Mails a sample to `email` with every keyword replaced, to check the subject and body. At most 20 a day per user (a calendar day in the service's time zone); each one sent is logged.",
     success: answers.ok(bulkErrorsView("id")),
+    errors: { "429": "`rest_too_many_requests` with `Retry-After` (the seconds until the day turns): this user already sent 20 examples today; nothing was mailed." },
   },
 } satisfies Record<string, RouteDoc>;

@@ -1,15 +1,17 @@
-import { asc, eq, ne } from "drizzle-orm";
+import { and, asc, eq, ne } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { coupons, emailListEntries, emails } from "../../db/schema";
-import { forbidden, invalidParams } from "../../domain/errors";
+import { ApiError, forbidden, invalidParams } from "../../domain/errors";
 import { purifyEmailHtml } from "../../lib/html";
 import { centsToAmount, centsToDecimal } from "../../lib/money";
 import { randomString } from "../../lib/random";
 import { formatOptionalDateTime, parseDateTime } from "../../lib/time";
 import type { CouponEmailExampleInput, CouponEmailsCriteria, CouponEmailsSendInput } from "./coupon-emails.schema";
-import { assertEventAccess, isAdministrator, type AuthUser } from "../../domain/authority";
-import type { CouponRow } from "../../domain/coupon-rules";
+import { assertEventAccess, eventForbidden, isAdministrator, type AuthUser } from "../../domain/authority";
+import { couponOwnerOf, couponVisibleTo, type CouponRow } from "../../domain/coupon-rules";
 import type { Deps } from "../../platform/deps";
+import { takeDailyQuota } from "../../platform/daily-quota";
+import { writeLogStatement } from "../logs/logs.service";
 import { assertEventsExist } from "../catalogue/event-references";
 import { enqueueEmails } from "../messaging/emails.service";
 import { renderEmail, type KeywordValues } from "../messaging/email-templates";
@@ -31,11 +33,6 @@ async function assertScope(deps: Deps, user: AuthUser, eventIds: readonly number
   await assertEventsExist(deps, "event_ids", eventIds);
   if (eventIds.length === 0 && !isAdministrator(user)) throw forbidden("Only administrators may send coupon emails without event_ids.");
   assertEventAccess(user, eventIds);
-}
-
-/** A coupon an organizer may use: one whose events all lie within its authorised events (never none). */
-function visibleTo(user: AuthUser, coupon: CouponRow): boolean {
-  return isAdministrator(user) || (coupon.events.length > 0 && coupon.events.every((e) => user.authorisedEvents.includes(e)));
 }
 
 /** A coupon's bounds `[low, high]` lie within the criteria's; 0 on either side is no bound. */
@@ -63,7 +60,7 @@ export async function listCouponEmailTargets(deps: Deps, user: AuthUser, c: Coup
   await assertScope(deps, user, c.event_ids);
   const { db } = deps;
   if (c.bulk_source === "0") {
-    if (!visibleTo(user, await templateCoupon(deps, c.template_code))) throw forbidden("The template coupon is not one of your coupons.");
+    await templateCoupon(deps, user, c.template_code);
     const rows = await db
       .select({ id: emailListEntries.id })
       .from(emailListEntries)
@@ -72,7 +69,7 @@ export async function listCouponEmailTargets(deps: Deps, user: AuthUser, c: Coup
     return rows.map((r) => r.id);
   }
   const rows = await db.select().from(coupons).where(ne(coupons.emailKey, "")).orderBy(asc(coupons.id));
-  return rows.filter((coupon) => visibleTo(user, coupon) && matches(deps, coupon, c)).map((coupon) => coupon.id);
+  return rows.filter((coupon) => couponVisibleTo(user, coupon) && matches(deps, coupon, c)).map((coupon) => coupon.id);
 }
 
 export function echoCouponCriteria(deps: Deps, c: CouponEmailsCriteria) {
@@ -92,9 +89,19 @@ export function echoCouponCriteria(deps: Deps, c: CouponEmailsCriteria) {
   };
 }
 
-async function templateCoupon({ db }: Deps, code: string): Promise<CouponRow> {
-  const template = await db.select().from(coupons).where(eq(coupons.codeKey, code.toLowerCase())).get();
+/**
+ * The template coupon a code names: among the caller's own coupons (all administrators are one owner), since a code
+ * is unique per owner only (decisions.md 15). Another owner's code is answered as an unknown one, so it is never
+ * confirmed; the caller's own coupon that it may no longer see (an administrator widened its events) is a 403.
+ */
+async function templateCoupon({ db }: Deps, user: AuthUser, code: string): Promise<CouponRow> {
+  const template = await db
+    .select()
+    .from(coupons)
+    .where(and(eq(coupons.codeKey, code.toLowerCase()), eq(coupons.ownerId, couponOwnerOf(user))))
+    .get();
   if (!template) throw invalidParams({ template_code: "no coupon has this code" });
+  if (!couponVisibleTo(user, template)) throw eventForbidden();
   return template;
 }
 
@@ -146,8 +153,8 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
   const errors: CouponEmailError[] = [];
   const statements = [];
   if (input.bulk_source === "0") {
-    const base = await templateCoupon(deps, input.template_code);
-    if (!visibleTo(user, base)) throw forbidden("The template coupon is not one of your coupons.");
+    // The coupons made are the template's owner's, that is the caller's.
+    const base = await templateCoupon(deps, user, input.template_code);
     const entries = await db.select().from(emailListEntries).where(inIds(emailListEntries.id, input.ids));
     const byId = new Map(entries.map((e) => [e.id, e]));
     const now = deps.now();
@@ -175,7 +182,7 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const id of input.ids) {
       const coupon = byId.get(id);
-      if (!coupon || coupon.emailKey === "" || !visibleTo(user, coupon)) {
+      if (!coupon || coupon.emailKey === "" || !couponVisibleTo(user, coupon)) {
         errors.push({ id, error: "Coupon not found" });
         continue;
       }
@@ -196,8 +203,17 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
   return errors;
 }
 
-/** `POST /admin/coupons/bulk/emails/send-example`: the body filled with a sample coupon, to one address. */
-export async function sendCouponEmailExample(deps: Deps, input: CouponEmailExampleInput): Promise<CouponEmailError[]> {
+/**
+ * Examples a user may send a day (decisions.md 15): the route mails any address from the platform's sender, so it
+ * is bounded per user, counted in D1 (platform/daily-quota.ts) so that isolates and requests at once share it.
+ */
+export const EXAMPLE_EMAILS_PER_DAY = 20;
+
+/**
+ * `POST /admin/coupons/bulk/emails/send-example`: the body filled with a sample coupon, to one address; at most
+ * EXAMPLE_EMAILS_PER_DAY a day per user (`429` after), each logged with the mail it wrote.
+ */
+export async function sendCouponEmailExample(deps: Deps, user: AuthUser, input: CouponEmailExampleInput): Promise<CouponEmailError[]> {
   const sample = {
     code: "EXAMPLE-CODE",
     type: "percent" as const,
@@ -210,10 +226,22 @@ export async function sendCouponEmailExample(deps: Deps, input: CouponEmailExamp
     maximumAmountCents: 50_000,
   };
   const rendered = renderEmail({ subject: input.subject, body: await purifyEmailHtml(input.body) }, couponKeywords(deps, sample, input.email));
-  const [row] = await deps.db
-    .insert(emails)
-    .values(outboxRow(deps, input.email, rendered, 0))
-    .returning({ id: emails.id });
+  const quota = await takeDailyQuota(deps, "coupon-email-example", user.id, EXAMPLE_EMAILS_PER_DAY);
+  if (!quota.allowed) {
+    throw new ApiError(429, "rest_too_many_requests", `At most ${EXAMPLE_EMAILS_PER_DAY} example emails a day; try again tomorrow.`, undefined, {
+      "Retry-After": String(quota.retryAfterSeconds),
+    });
+  }
+  const [[row]] = await deps.db.batch([
+    deps.db
+      .insert(emails)
+      .values(outboxRow(deps, input.email, rendered, 0))
+      .returning({ id: emails.id }),
+    writeLogStatement(deps, {
+      logType: "Email",
+      description: `Example coupon email to ${input.email} sent by user ${user.id} (${quota.used} of ${EXAMPLE_EMAILS_PER_DAY} today)`,
+    }),
+  ]);
   await enqueueEmails(deps, [row!.id]);
   return [];
 }

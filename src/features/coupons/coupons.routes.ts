@@ -9,7 +9,7 @@ import { assertReadOnlyUnchanged, createBody, pathId, query, updateBody } from "
 import { COUPON_READ_ONLY, createCouponBody, listCouponsQuery, presentCoupon, updateCouponBody, couponsApi } from "./coupons.schema";
 import { createCoupon, deleteCoupon, getCouponFor, listCoupons, resetCouponCounters, updateCoupon } from "./coupons.service";
 
-/** `/admin/coupons` (spec: Coupon, Coupons; decisions.md 12, 13): organizers see the coupons of their events only. */
+/** `/admin/coupons` (spec: Coupon, Coupons; decisions.md 12, 13, 15): organizers see their own coupons of their events only. */
 export const couponsRoutes = new Hono<AppEnv>()
   .get("/", describeRoute(couponsApi.list), query(listCouponsQuery), async (c) => {
     const deps = depsOf(c);

@@ -82,19 +82,20 @@ export const couponView = named(
 
 /** The routes of `/admin/coupons` (spec: Coupon, Coupons; decisions.md 12, 13). */
 export const couponsApi = {
-  list: { summary: "List coupons", description: "Paged; an organizer sees the coupons limited to its events.", success: answers.page(couponView) },
+  list: { summary: "List coupons", description: "Paged; an organizer sees its own coupons limited to its events.", success: answers.page(couponView) },
   create: {
     summary: "Create a coupon",
-    description: "`code`, `type` and `amount` are required; codes are unique, compared case-insensitively. An organizer's coupon must name its events.",
+    description:
+      "`code`, `type` and `amount` are required; codes are unique per owner (the creating organizer; all administrators are one owner), compared case-insensitively. An organizer's coupon must name its events.",
     success: answers.created(couponView),
-    errors: { "409": "`rest_conflict`: a coupon has this code." },
+    errors: { "409": "`rest_conflict`: a coupon of the same owner has this code." },
   },
   get: { summary: "Get a coupon", description: "`_fields` narrows the answer.", success: answers.ok(couponView) },
   update: {
     summary: "Change a coupon",
     description: "Changes the fields sent; `id`, the dates, `used` and `last_used` may be sent back unchanged.",
     success: answers.ok(couponView),
-    errors: { "409": "`rest_conflict`: another coupon has this code." },
+    errors: { "409": "`rest_conflict`: another coupon of the same owner has this code." },
   },
   delete: {
     summary: "Delete a coupon",

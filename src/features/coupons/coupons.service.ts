@@ -5,15 +5,18 @@ import { conflict, forbidden, invalidId, invalidParams } from "../../domain/erro
 import { pageWindow } from "../../domain/paging";
 import { parseDateTime } from "../../lib/time";
 import { MAX_PERCENT_HUNDREDTHS, type CouponInput, type ListCouponsQuery } from "./coupons.schema";
-import { assertEventAccess, isAdministrator, type AuthUser } from "../../domain/authority";
+import { assertEventAccess, eventForbidden, isAdministrator, type AuthUser } from "../../domain/authority";
+import { ADMINISTRATORS_OWNER, couponOwnerOf, couponVisibleTo } from "../../domain/coupon-rules";
 import { parseNameList } from "../../domain/catalogue-names";
 import type { Deps } from "../../platform/deps";
 import type { CouponRow } from "../../db/rows";
 
 /**
- * Coupons (spec: Coupon, Coupons; decisions.md 12, 13). Authority: an administrator sees and changes every coupon;
- * an organizer only those whose `events` are not empty and lie within its authorised events (a coupon without
- * events is valid for every event, so it belongs to administrators).
+ * Coupons (spec: Coupon, Coupons; decisions.md 12, 13, 15). Every coupon has an owner: the organizer that created
+ * it, or the administrators (one owner). Codes are unique per owner only, so creating or renaming a coupon never
+ * tells another owner's codes. Authority: an administrator sees and changes every coupon; an organizer only its own,
+ * while their `events` are not empty and lie within its authorised events (a coupon without events is valid for
+ * every event, so it belongs to administrators).
  */
 
 /** What a create or update decides; the rest (id, counters, timestamps) is the service's. */
@@ -38,19 +41,17 @@ const DEFAULTS: CouponValues = {
   maximumAmountCents: 0,
   email: "",
   emailKey: "",
+  ownerId: ADMINISTRATORS_OWNER,
 };
 
+// Only ever about the coupon's own owner's codes (decisions.md 15): the unique index is per owner.
 const CODE_TAKEN = (code: string) => conflict(`A coupon with the code "${code}" already exists (codes are compared case-insensitively).`);
 
-/** The coupons a user may see: all for an administrator; for an organizer, those with events, all of them its own. */
+/** The coupons a user may see, as SQL: `couponVisibleTo` (domain/coupon-rules.ts) over the table. */
 function visibleTo(user: AuthUser): SQL | undefined {
   if (isAdministrator(user)) return undefined;
   const mine = JSON.stringify(user.authorisedEvents);
-  return sql`(json_array_length(${coupons.events}) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(${coupons.events}) AS e WHERE e.value NOT IN (SELECT value FROM json_each(${mine}))))`;
-}
-
-function canSee(user: AuthUser, row: Pick<CouponRow, "events">): boolean {
-  return isAdministrator(user) || (row.events.length > 0 && row.events.every((id) => user.authorisedEvents.includes(id)));
+  return sql`(${coupons.ownerId} = ${user.id} AND json_array_length(${coupons.events}) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(${coupons.events}) AS e WHERE e.value NOT IN (SELECT value FROM json_each(${mine}))))`;
 }
 
 export async function listCoupons(deps: Deps, user: AuthUser, q: ListCouponsQuery): Promise<{ rows: CouponRow[]; total: number }> {
@@ -73,7 +74,7 @@ export async function listCoupons(deps: Deps, user: AuthUser, q: ListCouponsQuer
 export async function getCouponFor({ db }: Deps, user: AuthUser, id: number): Promise<CouponRow> {
   const row = await db.select().from(coupons).where(eq(coupons.id, id)).get();
   if (!row) throw invalidId("coupon");
-  if (!canSee(user, row)) throw forbidden("This coupon is not limited to events you are authorised for.");
+  if (!couponVisibleTo(user, row)) throw eventForbidden();
   return row;
 }
 
@@ -95,9 +96,11 @@ async function unknownTicketNames(deps: Deps, names: readonly string[], eventIds
 
 /**
  * The values after applying `input` to `base`, with every rule checked: problems of the fields are a 400 (all at
- * once, keyed by field); then an organizer's coupon must name events, all of them its own (403). Only events this
- * request adds must exist, and the ticket names are checked only when they or the events change, so a client can PUT
- * back a coupon whose event or ticket type has gone since.
+ * once, keyed by field); then an organizer's coupon must name events, all of them its own (403); only then (a 400
+ * of its own) the
+ * ticket names, which tell what types the events have (decisions.md 15: nothing about another organizer's events
+ * before the authority check). Only events this request adds must exist, and the ticket names are checked only when
+ * they or the events change, so a client can PUT back a coupon whose event or ticket type has gone since.
  */
 async function resolve(deps: Deps, user: AuthUser, base: CouponValues, input: CouponInput): Promise<CouponValues> {
   const tz = deps.config.timezone;
@@ -123,6 +126,7 @@ async function resolve(deps: Deps, user: AuthUser, base: CouponValues, input: Co
     maximumAmountCents: input.maximum_amount ?? base.maximumAmountCents,
     email,
     emailKey: email.toLowerCase(),
+    ownerId: base.ownerId,
   };
 
   const problems: Record<string, string> = {};
@@ -141,25 +145,26 @@ async function resolve(deps: Deps, user: AuthUser, base: CouponValues, input: Co
     const missing = added.filter((id) => !found.has(id));
     if (missing.length > 0) problems.events = `names events that do not exist: ${missing.join(", ")}`;
   }
-  const ticketsChanged = !sameList(values.tickets, base.tickets) || !sameList(values.events, base.events);
-  if (ticketsChanged && problems.events === undefined) {
-    const unknown = await unknownTicketNames(deps, values.tickets, values.events);
-    if (unknown.length > 0) {
-      const where = values.events.length > 0 ? "of the coupon's events" : "of any event";
-      problems.tickets = `"${unknown[0]}" is not a ticket type ${where}`;
-    }
-  }
   if (Object.keys(problems).length > 0) throw invalidParams(problems);
 
   if (!isAdministrator(user)) {
     if (values.events.length === 0) throw forbidden("An organizer's coupon must be limited to events it is authorised for; events must not be empty.");
     assertEventAccess(user, values.events);
   }
+
+  const ticketsChanged = !sameList(values.tickets, base.tickets) || !sameList(values.events, base.events);
+  if (ticketsChanged) {
+    const unknown = await unknownTicketNames(deps, values.tickets, values.events);
+    if (unknown.length > 0) {
+      const where = values.events.length > 0 ? "of the coupon's events" : "of any event";
+      throw invalidParams({ tickets: `"${unknown[0]}" is not a ticket type ${where}` });
+    }
+  }
   return values;
 }
 
 export async function createCoupon(deps: Deps, user: AuthUser, input: CouponInput): Promise<CouponRow> {
-  const values = await resolve(deps, user, DEFAULTS, input);
+  const values = await resolve(deps, user, { ...DEFAULTS, ownerId: couponOwnerOf(user) }, input);
   const now = deps.now();
   try {
     const [row] = await deps.db

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { events, pdfTemplates, ticketTypes, users } from "../../db/schema";
 import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../../domain/errors";
 import { log } from "../../lib/log";
@@ -123,11 +123,19 @@ async function eventsUsing({ db }: Deps, id: number): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-/** Who uses the template: ticket types and events' ticket settings. */
+const namedByEventTickets = (id: number) => sql`json_extract(${events.ticketPdf}, '$.attachment_id') = ${id}`;
+
+/**
+ * Who uses the template: ticket types, and events' ticket settings while `tickets_needed` is on. An event naming it
+ * while its tickets are off uses nothing and blocks no delete (decisions.md 15); the delete takes it out.
+ */
 async function templateUsers(deps: Deps, id: number): Promise<string[]> {
   const [types, eventRows] = await deps.db.batch([
     deps.db.select({ eventId: ticketTypes.eventId, name: ticketTypes.name }).from(ticketTypes).where(eq(ticketTypes.attachmentId, id)),
-    deps.db.select({ id: events.id }).from(events).where(sql`json_extract(${events.ticketPdf}, '$.attachment_id') = ${id}`),
+    deps.db
+      .select({ id: events.id })
+      .from(events)
+      .where(and(eq(events.ticketsNeeded, true), namedByEventTickets(id))),
   ]);
   return [...eventRows.map((e) => `event ${e.id}`), ...types.map((t) => `ticket type "${t.name}" of event ${t.eventId}`)];
 }
@@ -135,7 +143,13 @@ async function templateUsers(deps: Deps, id: number): Promise<string[]> {
 export async function deletePdfTemplate(deps: Deps, current: PdfTemplateRow): Promise<void> {
   const users = await templateUsers(deps, current.id);
   if (users.length > 0) throw conflict(`The PDF template is in use by ${users.join(", ")}.`);
-  await deps.db.delete(pdfTemplates).where(eq(pdfTemplates.id, current.id));
+  await deps.db.batch([
+    deps.db
+      .update(events)
+      .set({ ticketPdf: sql`json_set(${events.ticketPdf}, '$.attachment_id', 0)`, modifiedAt: deps.now() })
+      .where(namedByEventTickets(current.id)),
+    deps.db.delete(pdfTemplates).where(eq(pdfTemplates.id, current.id)),
+  ]);
   await deps.files.delete(current.fileKey);
 }
 

@@ -45,6 +45,6 @@ export async function sendWebhook(deps: Deps, target: WebhookTarget, d: Outgoing
   return exchange(
     target.url,
     { method: "POST", headers: await webhookHeaders(target, d), body: d.body },
-    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: WEBHOOK_TIMEOUT_MS },
+    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: WEBHOOK_TIMEOUT_MS, resolverUrl: deps.config.outboundDnsUrl },
   );
 }

@@ -70,7 +70,7 @@ export const webhooksRoutes = new Hono<AppEnv>()
   .get("/:id/ping", describeRoute(webhooksApi.ping), pathId("webhook"), async (c) => {
     const deps = depsOf(c);
     const hook = await getWebhook(deps, c.req.valid("param").id);
-    const { deliveryId, exchange, at } = await pingWebhook(deps, hook, `${new URL(c.req.url).origin}${API_BASE}`);
+    const { deliveryId, exchange, at } = await pingWebhook(deps, hook, `${deps.origin}${API_BASE}`);
     return c.json(presentPing(deliveryId, exchange, deps.config.timezone, at), 200);
   })
 

@@ -27,7 +27,7 @@ export const metaApi = {
   docs: {
     summary: "The interface as a page",
     description:
-      "The document rendered by Scalar's API reference, where calls can be tried (with a key and credentials of your own). The page loads Scalar's script from its CDN (jsDelivr).",
+      "The document rendered by Scalar's API reference, where calls can be tried (with a key and credentials of your own). The page loads Scalar's renderer from the service's own static assets, under a Content-Security-Policy allowing scripts from the service only; it needs no internet beyond the service.",
     success: answers.html("The reference page."),
   },
 } satisfies Record<string, RouteDoc>;

@@ -53,16 +53,18 @@ export async function catalogueOf(deps: Deps, eventId: number): Promise<Catalogu
 }
 
 /**
- * One ticket per unit of each line at the event; a passe-partout adds one per unit at each child event. The
- * event's tickets take the order's seat texts in turn (`seats`, when the event is seated).
+ * One ticket per unit of each line at the event; a passe-partout instead gives one per unit at each child event
+ * and none at itself (decisions.md 15: "P itself gets no ticket"). The event's tickets take the order's seat texts
+ * in turn (`seats`, when the event is seated).
  */
 export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], children: readonly EventRow[], seats: readonly string[] = []): TicketSeed[] {
   const seeds: TicketSeed[] = [];
+  const atEvent = event.groupType !== 3;
   for (const { type, count } of lines) {
     // Every name a `personalise` list holds is a personalised field of the event (catalogue-names, migration 0003).
     const personalise = type.personalise.length > 0;
     for (let i = 0; i < count; i++) {
-      seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name, seat: "", personalise });
+      if (atEvent) seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name, seat: "", personalise });
       for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name, seat: "", personalise: false });
     }
   }

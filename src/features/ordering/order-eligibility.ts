@@ -1,11 +1,12 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { emailListEntries, orderClaims } from "../../db/schema";
+import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { emailListEntries, orderClaims, orders } from "../../db/schema";
+import { hmacSha256, toHex } from "../../lib/crypto";
 import { centsToDecimal } from "../../lib/money";
 import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
 import { writeLog } from "../logs/logs.service";
 import type { OrderDraft } from "./order-drafts";
-import { orderError } from "../../domain/order-rules";
+import { MAX_OPEN_ORDERS, orderError, tooManyOpenOrders } from "../../domain/order-rules";
 import type { ClaimRow, EventRow } from "../../db/rows";
 
 /**
@@ -102,7 +103,7 @@ async function checkRemote(deps: Deps, event: EventRow, body: unknown, tickets: 
   const x = await exchange(
     g.rest_url,
     { method: "POST", headers, body: JSON.stringify(body) },
-    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: ELIGIBILITY_TIMEOUT_MS },
+    { allowHttp: deps.config.allowHttpOutbound, timeoutMs: ELIGIBILITY_TIMEOUT_MS, resolverUrl: deps.config.outboundDnsUrl },
   );
   const fail = async (why: string) => {
     await writeLog(deps, { eventId: event.id, logType: "Eligibility", description: `Eligibility check at ${g.rest_url} failed: ${why}` });
@@ -149,6 +150,65 @@ export async function whoMayOrder(deps: Deps, draft: OrderDraft, who: { name: st
   const unique = await checkUniqueUser(deps, draft.event, emailKey, draft.uid);
   const groups = await checkUserGroups(deps, draft.event, who, draft, draft.passwords);
   return [...unique, ...groups];
+}
+
+/** Claim kinds of open orders, by what they key on: the email, and a keyed hash of the client's address. */
+const OPEN_KINDS = ["open", "open_address"] as const;
+
+/**
+ * The client's address as open-order claims keep it: HMAC-SHA256 under the `PASSWORD_PEPPER` secret, never the
+ * address itself (an unkeyed hash of an IPv4 address is reversed by trying all 2^32). Null when unknown (local
+ * development has no `CF-Connecting-IP`): then only the email counts.
+ */
+export async function buyerAddressKey(deps: Deps, address: string): Promise<string | null> {
+  if (address === "") return null;
+  return toHex(await hmacSha256(deps.config.passwordPepper, `open-orders:${address}`));
+}
+
+/**
+ * Open orders per buyer (decisions.md 15), for ordering-key callers: fewer than MAX_OPEN_ORDERS orders awaiting
+ * payment on the event by this email and from this address, read here so that a refusal comes before any stock is
+ * held; the claims it answers are written in the order's batch, where the trigger `order_claims_open_insert` counts
+ * again and refuses the claim past the limit (parallel orders cannot all pass). Only claims of orders still `open`
+ * count, so expiring, cancelling, failing or paying an order frees its place whatever path changed it.
+ */
+export async function openOrderClaims(deps: Deps, eventId: number, uid: string, emailKey: string, addressKey: string | null): Promise<ClaimRow[]> {
+  const keys = [{ kind: OPEN_KINDS[0], emailKey }, ...(addressKey === null ? [] : [{ kind: OPEN_KINDS[1], emailKey: addressKey }])];
+  const claims = keys.map((k) => ({ ...k, eventId, orderUid: uid, units: MAX_OPEN_ORDERS }));
+  const refusal = await openOrdersRefusal(deps, claims);
+  if (refusal) throw refusal;
+  return claims;
+}
+
+/**
+ * The `429` for open-order claims that no longer fit, or null while they do: its `Retry-After` is when each full
+ * key's earliest open order reaches its payment deadline (its place frees then at the latest). Also answers a claim
+ * the trigger refused in the batch.
+ */
+export async function openOrdersRefusal(deps: Deps, claims: readonly ClaimRow[]): Promise<Error | null> {
+  const open = claims.filter((c) => (OPEN_KINDS as readonly string[]).includes(c.kind));
+  if (open.length === 0) return null;
+  const counted = await deps.db
+    .select({ n: sql<number>`count(*)`, freeAt: sql<number | null>`min(${orders.expiresAt})` })
+    .from(orderClaims)
+    .innerJoin(orders, eq(orders.uid, orderClaims.orderUid))
+    .where(
+      and(
+        eq(orders.paymentStatus, "open"),
+        or(...open.map((c) => and(eq(orderClaims.kind, c.kind), eq(orderClaims.eventId, c.eventId), eq(orderClaims.emailKey, c.emailKey)))),
+      ),
+    )
+    .groupBy(orderClaims.kind, orderClaims.eventId, orderClaims.emailKey);
+  const full = counted.filter((c) => c.n >= MAX_OPEN_ORDERS);
+  if (full.length === 0) return null;
+  const hold = deps.config.orderHoldMinutes * 60;
+  const waits = full.map((c) => (c.freeAt === null ? hold : Math.min(hold, c.freeAt - deps.now())));
+  return tooManyOpenOrders(Math.max(...waits));
+}
+
+/** A paid order waits no more: its open-order claims go in the batch that makes it final (decisions.md 15). */
+export function dropOpenClaims(deps: Deps, uid: string, onlyIf: SQL) {
+  return deps.db.delete(orderClaims).where(and(eq(orderClaims.orderUid, uid), inArray(orderClaims.kind, [...OPEN_KINDS]), onlyIf));
 }
 
 /** Confirmation emails (RSVP): the orders wait for their customer, deleted after `confirmation_timeout` minutes. */

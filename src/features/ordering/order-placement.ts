@@ -4,10 +4,11 @@ import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } fr
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { usageLimitReached } from "../../domain/coupon-rules";
+import { tooManyOpenOrders } from "../../domain/order-rules";
 import { enqueueEmails, outboxStatement } from "../messaging/emails.service";
 import { orderEmail } from "./order-emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
-import { alreadyOrdered, capRefusal } from "./order-eligibility";
+import { alreadyOrdered, capRefusal, openOrdersRefusal } from "./order-eligibility";
 import { insertTicketRows } from "../tickets/ticket-rows";
 import { seatText, type Seat } from "../../domain/seat-plan";
 import { clearIntentTogether, syncIntents, WAIT } from "./object-sync.service";
@@ -155,6 +156,7 @@ export async function placeOrders(
     eventId: d.event.id,
     uid: d.uid,
     paymentId: "",
+    checkoutId: "",
     paymentStatus: status,
     customStatus: "",
     name: who.name,
@@ -215,6 +217,9 @@ export async function placeOrders(
     deliveryIds = writtenDeliveries(results);
   } catch (err) {
     await releaseHeld();
+    // Parallel orders of one buyer filled their open-order places first (decisions.md 15); one of them may have
+    // closed since, so a retry in a second may find a place.
+    if (isCheckViolation(err, "order_claims.open")) throw (await openOrdersRefusal(deps, [...(options.claims?.values() ?? [])].flat())) ?? tooManyOpenOrders(1);
     // A claim refused in the batch: a parallel order by the same person got there first.
     if (isUniqueViolation(err) && String(err).includes("order_claims")) throw alreadyOrdered();
     if (isCheckViolation(err, "order_claims.cap")) throw await capRefusal(deps, ordered[0]!.event, who.email.toLowerCase());

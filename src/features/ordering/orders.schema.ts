@@ -5,7 +5,7 @@ import { hasControlCharacter, INVALID_NAME } from "../../lib/control-characters"
 import { centsToAmount, parseCents } from "../../lib/money";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import type { EventRow, OrderRow } from "../../db/rows";
-import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { answers, named, OVERLOADED, type RouteDoc } from "../../http/route-docs";
 import { amountView, dateTimeView, deletedView, linksView, optionalDateTimeView } from "../../http/view-types";
 import { orderTicketsView } from "./order-tickets.schema";
 
@@ -170,6 +170,7 @@ export const ordersApi = {
       "400":
         "An order rule refused it: `order_*` or `coupon_*` (for example `order_max_tickets`, `order_required_fields`, `coupon_expired`; decisions.md 5); `rest_invalid_param` `An order holds at most 1000 tickets` (a passe-partout's at every child event; decisions.md 15).",
       "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock; `order_already_ordered`: unique users.",
+      "503": OVERLOADED,
     },
   },
   get: { summary: "Get an order", description: EMBED_NOTE, success: answers.ok(orderWithTickets) },

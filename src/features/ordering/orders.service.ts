@@ -1,4 +1,4 @@
-import { and, asc, count as countRows, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count as countRows, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds, inScope, isUniqueViolation } from "../../db/client";
 import { events, orderClaims, orders, tickets } from "../../db/schema";
 import { conflict, invalidId, invalidParams } from "../../domain/errors";
@@ -175,7 +175,11 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
     const { customStatus, name, emailKey, modifiedAt } = next;
     results = await deps.db.batch([
       deps.db.update(orders).set({ customStatus, name, email, emailKey, modifiedAt }).where(eq(orders.id, current.id)).returning(),
-      deps.db.update(orderClaims).set({ emailKey }).where(eq(orderClaims.orderUid, current.uid)),
+      // Not the claim of its address (a keyed hash in the same column, decisions.md 15), which no email changes.
+      deps.db
+        .update(orderClaims)
+        .set({ emailKey })
+        .where(and(eq(orderClaims.orderUid, current.uid), ne(orderClaims.kind, "open_address"))),
       ...topic,
       ...(renamed ? syncIntents(deps, current.uid, eventIds, token, stillThere) : []),
     ]);

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../../db/schema";
 import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../../event-object/stock-ledger";
-import { internalError, type ApiError } from "../../domain/errors";
+import { overloaded, type ApiError } from "../../domain/errors";
 import { log } from "../../lib/log";
 import type { Deps } from "../../platform/deps";
 import { inGroup } from "../catalogue/event-groups";
@@ -167,7 +167,7 @@ async function reserveOne(deps: Deps, uid: string, step: StockStep, final: boole
     await pushEventConfig(deps, step.eventId); // the object's copy was behind: bring it up to date and ask again
   }
   log("error", "event object stays behind its catalogue", { event_id: step.eventId });
-  return internalError();
+  return overloaded("event"); // the same answer a scan gets (decisions.md 15): busy, come back shortly
 }
 
 /**

@@ -4,6 +4,11 @@ import type { Deps } from "../../platform/deps";
 import type { PaymentProvider } from "./payment-provider";
 import { stripeProvider } from "./stripe";
 
+/** The test provider's checkout of payment group `uid`: its own record of it, as its page knows it. */
+export function testCheckoutId(uid: string): string {
+  return `test_${uid.slice(0, 24)}`;
+}
+
 /**
  * The built-in test provider: its checkout is this service's own page `/pay/test/<uid>` with Pay and Cancel
  * buttons. Nothing leaves the service; refunds always succeed.
@@ -11,7 +16,7 @@ import { stripeProvider } from "./stripe";
 export const testProvider: PaymentProvider = {
   name: "test",
   async startCheckout(deps, group) {
-    return { checkoutUrl: `${deps.origin}${API_BASE}/pay/test/${group.uid}`, paymentId: `test_${group.uid.slice(0, 24)}` };
+    return { checkoutUrl: `${deps.origin}${API_BASE}/pay/test/${group.uid}`, paymentId: testCheckoutId(group.uid) };
   },
   async expireCheckout() {},
   async refund() {

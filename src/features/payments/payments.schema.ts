@@ -11,13 +11,13 @@ export const paymentsApi = {
   testDecide: {
     summary: "Pay or cancel on the test provider's page",
     description:
-      "The form post of the test checkout page (`action=pay` or `action=cancel`): completes the payment the way a real provider's notice does, then redirects.",
+      "The form post of the test checkout page (`action=pay` or `action=cancel`): completes the payment the way a real provider's notice does (matched with the checkout stored for the group, its total and currency), then redirects.",
     success: answers.redirect(303, "To the event's `redirect`, or to the order's status."),
   },
   stripeWebhook: {
     summary: "Stripe's payment notices",
     description:
-      "Stripe Checkout events (`checkout.session.completed`, `async_payment_succeeded`, `async_payment_failed`, `expired`) complete or cancel the payment group they name; other events are acknowledged and ignored.",
+      "Stripe Checkout events (`checkout.session.completed`, `async_payment_succeeded`, `async_payment_failed`, `expired`) complete or cancel the payment group they name, only when the Checkout Session is the group's own: its id the checkout stored for the group, `amount_total` and `currency` the group's total and currency. A notice that does not match changes nothing, is logged (`Payment`) and is acknowledged all the same; other events are acknowledged and ignored.",
     headers: {
       "Stripe-Signature": { description: "Stripe's signature of the exact body with the endpoint's secret.", required: true, schema: { type: "string" } },
     },

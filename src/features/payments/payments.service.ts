@@ -10,16 +10,27 @@ import type { Deps } from "../../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "../ordering/object-sync.service";
 import { writeLog, writeLogStatement } from "../logs/logs.service";
 import { seedsForOrder } from "../ordering/order-drafts";
-import { uniqueScope } from "../ordering/order-eligibility";
+import { dropOpenClaims, uniqueScope } from "../ordering/order-eligibility";
 import { announceFinal, finalStatements, ordersOfPaymentGroup } from "../ordering/order-placement";
 import { providerOfPayment } from "./payment-providers";
 import { seatText, type Seat } from "../../domain/seat-plan";
+import { paymentMismatch, type CheckoutRecord } from "../../domain/payment-match";
 import { holdStock, releaseStock, stockEventIds, type StockPlan } from "../ordering/stock.service";
 import { orderTopicStatements } from "../ordering/order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../../db/rows";
 
 export type PaymentOutcome = { status: "paid"; paymentId: string } | { status: "canceled" } | { status: "failed"; message: string };
+
+/**
+ * A provider's notice about a payment group: what the provider's own record (signed or fetched) says the checkout
+ * is, and what became of it. `source` names the notice in the log ("Stripe checkout.session.completed evt_...").
+ */
+export interface PaymentNotice {
+  source: string;
+  checkout: CheckoutRecord;
+  outcome: PaymentOutcome;
+}
 
 async function eventOf({ db }: Deps, id: number): Promise<EventRow | undefined> {
   return db.select().from(events).where(eq(events.id, id)).get();
@@ -46,6 +57,7 @@ async function finalizePaid(deps: Deps, order: OrderRow, paymentId: string, from
       .where(and(eq(orders.id, order.id), inArray(orders.paymentStatus, [...from])))
       .returning({ id: orders.id }),
     ...writes,
+    dropOpenClaims(deps, order.uid, ours),
     ...created,
     ...(email ? [email] : []),
   ]);
@@ -161,13 +173,37 @@ async function closeOpenOrder(deps: Deps, order: OrderRow, to: "canceled" | "fai
 }
 
 /**
- * The one completion path (the test provider's page, a provider's webhook): idempotent, for every order of the
- * payment group. Paid: open orders become final; expired ones are late payments. Cancelled or failed: open orders
- * give their stock back (a failure is logged with the provider's message).
+ * The one completion path of every provider's notice (the test provider's page, Stripe's webhook): idempotent, for
+ * every order of the payment group, and only when the notice matches the group's stored checkout, total and currency
+ * (decisions.md 15 "Payments are matched, not trusted"); a notice that does not match changes nothing and is logged
+ * (`Payment`) on each order of the group. Paid: open orders become final; expired ones are late payments. Cancelled
+ * or failed: open orders give their stock back (a failure is logged with the provider's message).
  */
-export async function completePayment(deps: Deps, group: string, outcome: PaymentOutcome): Promise<OrderRow[]> {
+export async function completePayment(deps: Deps, group: string, notice: PaymentNotice): Promise<OrderRow[]> {
   const grouped = await ordersOfPaymentGroup(deps, group);
   if (grouped.length === 0) throw invalidId("order");
+  const mismatch = paymentMismatch(notice.checkout, grouped);
+  if (mismatch !== null) {
+    const [first, ...rest] = grouped.map((o) =>
+      writeLogStatement(deps, { eventId: o.eventId, orderId: o.id, logType: "Payment", description: `${notice.source} for order ${o.id} changed nothing: ${mismatch}.` }),
+    );
+    await deps.db.batch([first!, ...rest]);
+    return grouped;
+  }
+  return settle(deps, grouped, notice.outcome);
+}
+
+/**
+ * A checkout that could not be started: no provider holds a record of it, so nothing can be matched; the group's
+ * open orders fail and give their stock back, the reason logged.
+ */
+export async function failUnstartedCheckout(deps: Deps, group: string, message: string): Promise<void> {
+  await settle(deps, await ordersOfPaymentGroup(deps, group), { status: "failed", message });
+}
+
+/** What a matched notice does to each order of its group. */
+async function settle(deps: Deps, grouped: readonly OrderRow[], outcome: PaymentOutcome): Promise<OrderRow[]> {
+  const group = grouped[0]?.paymentGroup;
   for (const order of grouped) {
     if (outcome.status === "paid") {
       if (order.paymentStatus === "open") await finalizePaid(deps, order, outcome.paymentId, ["open"]);
@@ -178,7 +214,7 @@ export async function completePayment(deps: Deps, group: string, outcome: Paymen
       await closeOpenOrder(deps, order, "failed", `Payment of order ${order.id} failed: ${outcome.message}`);
     }
   }
-  return ordersOfPaymentGroup(deps, group);
+  return group === undefined ? [] : ordersOfPaymentGroup(deps, group);
 }
 
 /**

@@ -5,27 +5,49 @@ import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { ApiError } from "../../domain/errors";
 import { log } from "../../lib/log";
-import { completePayment, type PaymentOutcome } from "./payments.service";
+import { completePayment, type PaymentNotice, type PaymentOutcome } from "./payments.service";
 import { STRIPE_API_VERSION, verifyStripeWebhook, type StripeEvent } from "./stripe";
 
 /** What a Stripe Checkout event means for the payment group it names, or null when it means nothing to us. */
-function outcomeOf(event: StripeEvent): { group: string; outcome: PaymentOutcome } | null {
-  const session = event.data.object;
-  const group = typeof session.client_reference_id === "string" ? session.client_reference_id : null;
-  if (!group) return null;
+function outcomeOf(event: StripeEvent, session: Record<string, unknown>): PaymentOutcome | null {
   const paymentId = typeof session.payment_intent === "string" ? session.payment_intent : String(session.id ?? "");
   switch (event.type) {
     case "checkout.session.completed":
-      return session.payment_status === "paid" ? { group, outcome: { status: "paid", paymentId } } : null;
+      return session.payment_status === "paid" ? { status: "paid", paymentId } : null;
     case "checkout.session.async_payment_succeeded":
-      return { group, outcome: { status: "paid", paymentId } };
+      return { status: "paid", paymentId };
     case "checkout.session.async_payment_failed":
-      return { group, outcome: { status: "failed", message: "Stripe reports the payment failed" } };
+      return { status: "failed", message: "Stripe reports the payment failed" };
     case "checkout.session.expired":
-      return { group, outcome: { status: "canceled" } };
+      return { status: "canceled" };
     default:
       return null;
   }
+}
+
+/**
+ * The notice a signed Stripe event carries for the payment group it names: the Checkout Session is Stripe's own
+ * record of the payment (its id, `amount_total` in cents, `currency`), matched by `completePayment` against what
+ * was stored at checkout (decisions.md 15 "Payments are matched, not trusted").
+ */
+function noticeOf(event: StripeEvent): { group: string; notice: PaymentNotice } | null {
+  const session = event.data.object;
+  const group = typeof session.client_reference_id === "string" ? session.client_reference_id : null;
+  const outcome = group ? outcomeOf(event, session) : null;
+  if (!group || !outcome) return null;
+  const amount = session.amount_total;
+  return {
+    group,
+    notice: {
+      source: `Stripe ${event.type} ${String(event.id).slice(0, 80)}`,
+      checkout: {
+        checkoutId: typeof session.id === "string" ? session.id : "",
+        amountCents: typeof amount === "number" && Number.isSafeInteger(amount) ? amount : null,
+        currency: typeof session.currency === "string" ? session.currency : "",
+      },
+      outcome,
+    },
+  };
 }
 
 /**
@@ -38,7 +60,7 @@ export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", describe
   const event = await verifyStripeWebhook(deps, c.req.header("Stripe-Signature"), raw);
   if (!event) throw new ApiError(400, "payment_signature_invalid", "The Stripe-Signature header does not verify this body.");
   // The endpoint's version shapes the payload. What is read here (type, client_reference_id, payment_status,
-  // payment_intent as an id) is read as the pinned version shows it; an event of another version is still handled,
+  // payment_intent as an id, the session's id, amount_total and currency) is read as the pinned version shows it; an event of another version is still handled,
   // and logged so that the endpoint can be set to the pin.
   if (typeof event.api_version === "string" && event.api_version !== STRIPE_API_VERSION) {
     log("warn", "stripe webhook endpoint uses another API version than the one pinned", {
@@ -47,10 +69,12 @@ export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", describe
       pinned: STRIPE_API_VERSION,
     });
   }
-  const meant = outcomeOf(event);
+  const meant = noticeOf(event);
   if (meant) {
     try {
-      await completePayment(deps, meant.group, meant.outcome);
+      // A notice that does not match the group's checkout changes nothing and is logged there; Stripe still gets
+      // 200, so it stops resending what will never match.
+      await completePayment(deps, meant.group, meant.notice);
     } catch (err) {
       // An unknown payment group will never become known: acknowledge, so Stripe stops resending it.
       if (!(err instanceof ApiError && err.status === 404)) throw err;

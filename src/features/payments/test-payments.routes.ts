@@ -13,6 +13,7 @@ import { escapeHtml } from "../../lib/html";
 import { centsToDecimal } from "../../lib/money";
 import { ordersOfPaymentGroup } from "../ordering/order-placement";
 import { completePayment } from "./payments.service";
+import { testCheckoutId } from "./payment-providers";
 import type { Deps } from "../../platform/deps";
 
 const params = pathParams({ uid: keyParam("order") });
@@ -56,9 +57,13 @@ export const testPaymentsRoutes = new Hono<AppEnv>()
     const { uid } = c.req.valid("param");
     const grouped = await testCheckout(deps, uid);
     const action = c.req.valid("form").action;
-    const after = await completePayment(deps, uid, action === "pay" ? { status: "paid", paymentId: grouped[0]!.paymentId } : { status: "canceled" });
+    // The page's own record of the payment: the checkout it is (told by the uid), the total and currency it shows.
+    // Matched like any provider's notice (decisions.md 15): a group whose stored checkout is another changes nothing.
+    const checkout = { checkoutId: testCheckoutId(uid), amountCents: grouped.reduce((n, o) => n + o.totalCents, 0), currency: grouped[0]!.currency };
+    const outcome = action === "pay" ? { status: "paid" as const, paymentId: checkout.checkoutId } : { status: "canceled" as const };
+    const after = await completePayment(deps, uid, { source: `Test checkout page (${action})`, checkout, outcome });
     const first = after[0]!;
     const event = await deps.db.select({ redirect: events.redirect }).from(events).where(eq(events.id, first.eventId)).get();
-    const target = event?.redirect || `${new URL(c.req.url).origin}${API_BASE}/orders/${first.id}/${first.uid}/status`;
+    const target = event?.redirect || `${deps.origin}${API_BASE}/orders/${first.id}/${first.uid}/status`;
     return c.redirect(target, 303);
   });

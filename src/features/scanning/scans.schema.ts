@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { decodeCursor, LIST_MAX_PER_PAGE, LIST_PAGE_BYTES, parseSyncToken, WHOLE_LIST_MAX } from "../../domain/offline-list";
 import { positiveInt } from "../../http/paging";
-import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { answers, named, OVERLOADED, type RouteDoc } from "../../http/route-docs";
 import { dateTimeView } from "../../http/view-types";
 
 /** `POST /scans`: the ticket's scan code as its QR code carries it (the ticket id, or later its signed code). */
@@ -57,7 +57,6 @@ export const validTicketsQuery = z
 export type ValidTicketsQuery = z.output<typeof validTicketsQuery>;
 
 const int = z.number().int();
-const UNAVAILABLE = "`scan_unavailable`: the event's object stays behind its catalogue; try again.";
 const KEY = "A scan key of the event in `X-EVT-API-KEY` (no service key).";
 
 /** The decision on one scan (decisions.md 6, 12, 13): `status` true admits; a refusal says why in `error`. */
@@ -129,7 +128,7 @@ export const scansApi = {
     summary: "Scan a ticket",
     description: `The event's object decides from its own state at the key's level and location; the scan reaches D1 and \`scan.created\` through the queue. The code is a ticket id or a signed ticket code. ${KEY}`,
     success: answers.ok(scanResultView, "The decision; a refused ticket is a `200` too, with `status: false` and `error`."),
-    errors: { "503": UNAVAILABLE },
+    errors: { "503": OVERLOADED },
   },
   revoked: {
     summary: "List tickets revoked since a moment",
@@ -159,7 +158,7 @@ export const scansApi = {
     },
     errors: {
       "400": "`scan_list_too_large`: asked without parameters, the list holds more tickets than one answer carries; ask for it in pages (`per_page`).",
-      "503": UNAVAILABLE,
+      "503": OVERLOADED,
     },
   },
   ticket: {
@@ -177,7 +176,7 @@ export const scansApi = {
       }),
       "The ticket and its scans.",
     ),
-    errors: { "404": "`scan_ticket_not_found`: no valid ticket of the key's event has this id or code.", "503": UNAVAILABLE },
+    errors: { "404": "`scan_ticket_not_found`: no valid ticket of the key's event has this id or code.", "503": OVERLOADED },
   },
   self: {
     summary: "Get the scan key's own settings",
@@ -186,7 +185,7 @@ export const scansApi = {
       "Counts in the scan key's offline-sync budget, with the offline list. A deleted key is refused at once.",
     ].join("\n\n"),
     success: answers.ok(scanKeySelfView, "The key's settings."),
-    errors: { "503": UNAVAILABLE },
+    errors: { "503": OVERLOADED },
   },
   publicKeys: {
     summary: "List the keys that verify signed ticket codes",

@@ -6,7 +6,7 @@ import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
 import { formatNameList } from "../../domain/catalogue-names";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../../db/schema";
-import { ApiError, invalidParams } from "../../domain/errors";
+import { ApiError, invalidParams, overloaded } from "../../domain/errors";
 import { invalidScanKey } from "./scan-key.middleware";
 import { log } from "../../lib/log";
 import { formatDateTime, parseDateTime } from "../../lib/time";
@@ -34,7 +34,7 @@ export async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (
     await pushEventConfig(deps, use.eventId);
   }
   log("error", "event object stays behind its catalogue", { event_id: use.eventId });
-  throw new ApiError(503, "scan_unavailable", "Scanning is briefly unavailable for this event; try again.");
+  throw overloaded("event"); // the same answer an order gets (decisions.md 15): busy, come back shortly
 }
 
 /** The answer for a code refused at the edge (forged, altered, unknown key id, another event's): not found. */

@@ -407,7 +407,7 @@ describe("nested settings", () => {
     expect(event.seats).toEqual({ ...seats, linked_event: 0 });
   });
 
-  it("tickets_needed refuses a ticket template that does not exist or belongs to another user (organizer)", async () => {
+  it("a ticket template must exist (400) and be the organizer's (403), whether tickets_needed is on or off (decisions.md 15)", async () => {
     const organizer = await createUser("organizer");
     const stranger = await createUser("organizer");
     const own = await insertTemplate(organizer.id);
@@ -415,18 +415,38 @@ describe("nested settings", () => {
     const as = organizer.credentials;
     const ticket = (attachment_id: number) => ({ pdf_fields: { ticket: { attachment_id } } });
 
-    await expectInvalid(post({ event_name: uname("PDF "), tickets_needed: true, ...ticket(987654321) }, as), ["pdf_fields"]);
-    await expectInvalid(post({ event_name: uname("PDF "), tickets_needed: true, ...ticket(foreign) }, as), ["pdf_fields"]);
+    for (const tickets_needed of [true, false]) {
+      await expectInvalid(post({ event_name: uname("PDF "), tickets_needed, ...ticket(987654321) }, as), ["pdf_fields"]);
+      const name = uname("PDF ");
+      const refused = await expectError(post({ event_name: name, tickets_needed, ...ticket(foreign) }, as), 403, "rest_forbidden");
+      expect(refused.message).toBe("Sorry, you are not allowed to do that.");
+      expect((await list(`/admin/events?search=${encodeURIComponent(name)}`)).body).toEqual([]);
+    }
     const mine = await expectJson(post({ event_name: uname("PDF "), tickets_needed: true, ...ticket(own) }, as), 201);
     expect(mine.pdf_fields.ticket).toEqual({ attachment_id: own, x_position: 10, y_position: 10, rotation: 0, scale: 100, no_border: false });
-    // Flag off: not checked.
-    const off = await expectJson(post({ event_name: uname("PDF "), tickets_needed: false, ...ticket(foreign) }, as), 201);
-    expect(off.pdf_fields.ticket.attachment_id).toBe(foreign);
-    await expectInvalid(put(off.id, { tickets_needed: true }, as), ["pdf_fields"]);
-    // An administrator may use anyone's template.
+    // Flag off: checked alike, on an update too, and nothing is written.
+    const off = await expectJson(post({ event_name: uname("PDF "), tickets_needed: false, ...ticket(own) }, as), 201);
+    expect(off.pdf_fields.ticket.attachment_id).toBe(own);
+    await expectError(put(off.id, ticket(foreign), as), 403, "rest_forbidden");
+    await expectInvalid(put(off.id, ticket(987654321), as), ["pdf_fields"]);
+    expect((await expectJson(call("GET", `/admin/events/${off.id}`), 200)).pdf_fields.ticket.attachment_id).toBe(own);
+    // An administrator may use anyone's template, flag on or off.
     const admins = await createEvent({ event_name: uname("PDF "), tickets_needed: true, ...ticket(foreign) });
     expect(admins.pdf_fields.ticket.attachment_id).toBe(foreign);
+    expect((await createEvent({ event_name: uname("PDF "), ...ticket(foreign) })).pdf_fields.ticket.attachment_id).toBe(foreign);
     await expectInvalid(post({ event_name: uname("PDF "), tickets_needed: true, ...ticket(987654321) }), ["pdf_fields"]);
+    await expectInvalid(post({ event_name: uname("PDF "), ...ticket(987654321) }), ["pdf_fields"]);
+  });
+
+  it("an organizer may keep a template an administrator gave its event, but switching tickets on with it is using it (403)", async () => {
+    const organizer = await createUser("organizer");
+    const foreign = await insertTemplate((await createUser("organizer")).id);
+    const as = organizer.credentials;
+    const mine = await expectJson(post({ event_name: uname("PDF ") }, as), 201);
+    await expectJson(put(mine.id, { pdf_fields: { ticket: { attachment_id: foreign } } }), 200);
+    expect((await expectJson(put(mine.id, { stock: 3 }, as), 200)).pdf_fields.ticket.attachment_id).toBe(foreign);
+    await expectError(put(mine.id, { tickets_needed: true }, as), 403, "rest_forbidden");
+    expect((await expectJson(call("GET", `/admin/events/${mine.id}`), 200)).tickets_needed).toBe(false);
   });
 
   it.each([
@@ -440,13 +460,16 @@ describe("nested settings", () => {
     await expectInvalid(post({ event_name: uname("PDF "), pdf_fields: { ticket: { [field]: value } } }), ["pdf_fields"]);
   });
 
-  it("unique_event_ids must name existing events while unique_users_needed is on", async () => {
+  it("unique_event_ids must name existing events, whether unique_users_needed is on or off (decisions.md 15)", async () => {
     const a = await createEvent({ event_name: uname("Uniq ") });
     const b = await createEvent({ event_name: uname("Uniq ") });
     await expectInvalid(post({ event_name: uname("Uniq "), unique_users_needed: true, unique_event_ids: `${a.id},987654321` }), ["unique_event_ids"]);
-    const off = await createEvent({ event_name: uname("Uniq "), unique_users_needed: false, unique_event_ids: `${a.id},987654321` });
-    expect(off.unique_event_ids).toBe(`${a.id},987654321`);
-    await expectInvalid(put(off.id, { unique_users_needed: true }), ["unique_event_ids"]);
+    await expectInvalid(post({ event_name: uname("Uniq "), unique_users_needed: false, unique_event_ids: `${a.id},987654321` }), ["unique_event_ids"]);
+    const off = await createEvent({ event_name: uname("Uniq "), unique_users_needed: false, unique_event_ids: String(a.id) });
+    expect(off.unique_event_ids).toBe(String(a.id));
+    await expectInvalid(put(off.id, { unique_event_ids: `${a.id},987654321` }), ["unique_event_ids"]);
+    await expectInvalid(put(off.id, { unique_users_needed: true, unique_event_ids: `${a.id},987654321` }), ["unique_event_ids"]);
+    expect((await expectJson(call("GET", `/admin/events/${off.id}`), 200)).unique_event_ids).toBe(String(a.id));
     const on = await expectJson(put(off.id, { unique_users_needed: true, unique_event_ids: ` ${b.id}, ${a.id},${off.id},${a.id}` }), 200);
     // Read as a sorted list without repeats; the event itself may be in its own list.
     expect(on.unique_event_ids).toBe([a.id, b.id, off.id].sort((x, y) => x - y).join(","));
@@ -971,6 +994,83 @@ describe("roles", () => {
     await expectInvalid(put(mine.id, { seats: { linked_event: 987654321 } }, organizer.credentials), ["seats"]);
   });
 
+  it.each([
+    ["unique_event_ids", (id: number) => ({ unique_users_needed: false, unique_event_ids: String(id) })],
+    ["seats", (id: number) => ({ seats_needed: false, seats: { seats_config: "A:1-10", seats_format: "%s%d", linked_event: id } })],
+  ] as const)(
+    "refuses an organizer naming an unauthorised event in %s while its flag is off (403), in a create and an update (decisions.md 15)",
+    async (field, refer) => {
+      const other = await createEvent({ event_name: uname("Other ") });
+      const organizer = await createUser("organizer");
+      const as = organizer.credentials;
+      const name = uname("Dormant ");
+      const refused = await expectError(post({ event_name: name, ...refer(other.id) }, as), 403, "rest_forbidden");
+      expect(refused.message).toBe("Sorry, you are not allowed to do that.");
+      expect(refused.message).not.toContain(String(other.id));
+      expect((await list(`/admin/events?search=${encodeURIComponent(name)}`)).body).toEqual([]);
+      expect((await userOf(organizer.id)).authorised_events).toEqual([]);
+      // An unknown id is a 400 naming the field, flag off or not.
+      await expectInvalid(post({ event_name: uname("Dormant "), ...refer(987654321) }, as), [field]);
+
+      const mine = await expectJson(post({ event_name: name }, as), 201);
+      const before = await expectJson(call("GET", `/admin/events/${mine.id}`), 200);
+      await expectError(put(mine.id, refer(other.id), as), 403, "rest_forbidden");
+      await expectInvalid(put(mine.id, refer(987654321), as), [field]);
+      expect(await expectJson(call("GET", `/admin/events/${mine.id}`), 200)).toStrictEqual(before);
+      // Its own events it may name, flag off or on.
+      const second = await expectJson(post({ event_name: uname("Dormant ") }, as), 201);
+      await expectJson(put(mine.id, refer(second.id), as), 200);
+    },
+  );
+
+  it("lets an organizer keep a reference an administrator made while its flag is off, but not turn the flag on over it (403)", async () => {
+    const hidden = await createEvent({ event_name: uname("Hidden ") });
+    const organizer = await createUser("organizer");
+    const as = organizer.credentials;
+    const mine = await expectJson(post({ event_name: uname("Mine ") }, as), 201);
+    const seats = { seats_config: "A:1-10", seats_format: "%s%d", linked_event: hidden.id };
+    await expectJson(put(mine.id, { unique_event_ids: String(hidden.id), seats }), 200);
+    expect((await expectJson(put(mine.id, { stock: 4 }, as), 200)).unique_event_ids).toBe(String(hidden.id));
+    // Switching a flag on makes the event reach the other one: that needs authority over it.
+    await expectError(put(mine.id, { unique_users_needed: true }, as), 403, "rest_forbidden");
+    await expectError(put(mine.id, { seats_needed: true }, as), 403, "rest_forbidden");
+    expect(await expectJson(call("GET", `/admin/events/${mine.id}`), 200)).toMatchObject({ unique_users_needed: false, seats_needed: false, stock: 4 });
+  });
+
+  it("refuses an organizer turning its event of a group an administrator mixed into a passe-partout (403), changing nothing (decisions.md 15)", async () => {
+    const group = unique("Mixed ");
+    const victim = await createUser("organizer");
+    const theirs = await expectJson(post({ event_name: uname("Theirs "), group_type: 1, event_group: group, stock: 5 }, victim.credentials), 201);
+    const theirType = await createTicketType(theirs.id, { name: "Day", price: 10, stock_control: true, stock: 5 });
+    const attacker = await createUser("organizer");
+    const as = attacker.credentials;
+    const mine = await expectJson(post({ event_name: uname("Mine "), add_dashboard_orders_needed: true }, as), 201);
+    const myType = await createTicketType(mine.id, { name: "Pass", price: 0 }, as);
+    // The administrator mixes the two organizers' events in one group, on purpose.
+    await expectJson(put(mine.id, { group_type: 1, event_group: group }), 200);
+    const before = await expectJson(call("GET", `/admin/events/${mine.id}`), 200);
+
+    for (const change of [{ group_type: 3 }, { group_type: 3, event_group: group }, { group_type: 3, stock: 9 }]) {
+      const err = await expectError(put(mine.id, change, as), 403, "rest_forbidden");
+      expect(err.message).toBe("Sorry, you are not allowed to do that.");
+      expect(await expectJson(call("GET", `/admin/events/${mine.id}`), 200)).toStrictEqual(before);
+    }
+    // An order on the organizer's event still issues tickets for that event alone, and takes nothing of the other's.
+    const order = await expectJson(
+      call("POST", "/admin/orders", { body: { event_id: mine.id, name: "Pat", email: "pat@example.com", tickets: [{ [myType.id]: 2 }] }, auth: as }),
+      201,
+    );
+    const issued = await db.select({ eventId: ticketsTable.eventId }).from(ticketsTable).where(eq(ticketsTable.orderId, order.id));
+    expect(issued.map((t) => t.eventId)).toEqual([mine.id, mine.id]);
+    expect((await db.select().from(eventsTable).where(eq(eventsTable.id, theirs.id)).get())!.sold).toBe(0);
+    expect((await expectJson(call("GET", `/admin/events/${theirs.id}/ticket-types/${theirType.id}`), 200)).stock).toBe(5);
+    // Staying in the group is not reaching into it: the organizer changes the rest of its event.
+    expect((await expectJson(put(mine.id, { stock: 9 }, as), 200)).group_type).toBe(1);
+    // An administrator may make the passe-partout, on purpose; the organizer may then change the rest of it.
+    await expectJson(put(mine.id, { group_type: 3 }), 200);
+    expect((await expectJson(put(mine.id, { event_name: uname("Pass ") }, as), 200)).group_type).toBe(3);
+  });
+
   it.each([1, 2, 3])("refuses an organizer an event_group (group_type %i) holding another organizer's event (403)", async (groupType) => {
     const group = unique("Theirs ");
     const victim = await createUser("organizer");
@@ -1135,6 +1235,38 @@ describe("DELETE /admin/events/<id>", () => {
     await expectError(call("DELETE", `/admin/events/${target.id}`), 409, "rest_conflict");
     await expectJson(put(seated.id, { seats: { linked_event: 0 } }), 200);
     await expectJson(call("DELETE", `/admin/events/${target.id}`), 200);
+  });
+
+  it("is not blocked by references held while their flag is off, even for an administrator's forced delete; they let go of it (decisions.md 15)", async () => {
+    const target = await createEvent({ event_name: uname("Target ") });
+    const type = await createTicketType(target.id);
+    await insertOrder(target.id, [type.id]);
+    const organizer = await createUser("organizer");
+    const holder = await expectJson(post({ event_name: uname("Holder ") }, organizer.credentials), 201);
+    const other = await createEvent({ event_name: uname("Other ") });
+    // Written before section 15, when references were not checked while their flag was off.
+    await db
+      .update(eventsTable)
+      .set({
+        uniqueEventIds: [other.id, target.id],
+        seats: { number_of_seats: 0, seats_format: "%s%d", seats_config: "A:1-2", linked_event: target.id },
+      })
+      .where(eq(eventsTable.id, holder.id));
+
+    await expectError(call("DELETE", `/admin/events/${target.id}`), 409, "rest_conflict"); // its order, not the references
+    await expectJson(call("DELETE", `/admin/events/${target.id}?force=true`), 200);
+    await expectError(call("GET", `/admin/events/${target.id}`), 404, "rest_event_invalid_id");
+    const after = await expectJson(call("GET", `/admin/events/${holder.id}`), 200);
+    expect(after).toMatchObject({ unique_event_ids: String(other.id), unique_users_needed: false, seats_needed: false });
+    expect(after.seats).toEqual({ number_of_seats: 0, seats_format: "%s%d", seats_config: "A:1-2", linked_event: 0 });
+    // Without orders, no force is needed either.
+    const plain = await createEvent({ event_name: uname("Target ") });
+    await db
+      .update(eventsTable)
+      .set({ uniqueEventIds: [plain.id] })
+      .where(eq(eventsTable.id, holder.id));
+    await expectJson(call("DELETE", `/admin/events/${plain.id}`), 200);
+    expect((await expectJson(call("GET", `/admin/events/${holder.id}`), 200)).unique_event_ids).toBe("");
   });
 
   it("removes the deleted id from every user's authorised_events", async () => {

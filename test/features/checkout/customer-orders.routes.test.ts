@@ -830,14 +830,53 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     expect(await remaining(s.event.id)).toMatchObject({ types: { [s.types[0]!.id]: 8 } });
   });
 
-  it("scope is the route pattern plus the key: the same key on another event's order route with another body is 409, placing nothing", async () => {
+  it("scope is the concrete path plus the key (decisions.md 15): the same key on another event's order route is another request", async () => {
     const first = await shop();
     const second = await shop();
     const key = unique("idem-");
-    await expectJson(post(first.event.id, orderBody(first, [1]), { headers: { "Idempotency-Key": key } }), 201);
-    await expectError(post(second.event.id, orderBody(second, [1]), { headers: { "Idempotency-Key": key } }), 409, "idempotency_key_reused");
-    expect(await ordersOf(second.event.id)).toEqual([]);
+    const a = await expectJson(post(first.event.id, orderBody(first, [1]), { headers: { "Idempotency-Key": key } }), 201);
+    // Another body on another event: a new order there, not 409 (the key is not shared by every event's route).
+    const res = await post(second.event.id, orderBody(second, [2]), { headers: { "Idempotency-Key": key } });
+    const b = await expectJson(res, 201);
+    expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(b.event_id).toBe(second.event.id);
+    expect(await ordersOf(second.event.id)).toHaveLength(1);
     expect(await ordersOf(first.event.id)).toHaveLength(1);
+    // Each route still replays its own answer.
+    const againA = await post(first.event.id, orderBody(first, [1]), { headers: { "Idempotency-Key": key } });
+    expect((await expectJson(againA, 201)).uid).toBe(a.uid);
+    expect(againA.headers.get("Idempotent-Replayed")).toBe("true");
+    const againB = await post(second.event.id, orderBody(second, [2]), { headers: { "Idempotency-Key": key } });
+    expect((await expectJson(againB, 201)).uid).toBe(b.uid);
+    expect(againB.headers.get("Idempotent-Replayed")).toBe("true");
+  });
+
+  it("scope is who sent the key too (decisions.md 15): the API key and the ordering key never share an answer", async () => {
+    const s = await shop();
+    const key = unique("idem-");
+    const path = `/events/${s.event.id}/orders`;
+    const headers = { "Idempotency-Key": key, "CF-Connecting-IP": `198.51.100.${(Date.now() % 200) + 1}` };
+    const body = orderBody(s, [1]);
+    const viaApi = await expectJson(callWith(SHOP, request("POST", path, { auth: null, body, headers })), 201);
+    // The same key and body from a browser with the ordering key: its own order, not the server's answer replayed.
+    const first = await callWith(SHOP, request("POST", path, { auth: null, key: "pk_test", body, headers }));
+    const viaPk = await expectJson(first, 201);
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(viaPk.uid).not.toBe(viaApi.uid);
+    // Another body from the ordering key is not "reused" against the API key's request either.
+    const keyB = { ...headers, "Idempotency-Key": `${key}-b` };
+    await expectJson(callWith(SHOP, request("POST", path, { auth: null, key: "pk_test", body, headers: keyB })), 201);
+    const other = await callWith(SHOP, request("POST", path, { auth: null, body: orderBody(s, [2]), headers: keyB }));
+    await expectJson(other, 201);
+    expect(other.headers.get("Idempotent-Replayed")).toBeNull();
+    // Each caller replays its own.
+    const replayPk = await callWith(SHOP, request("POST", path, { auth: null, key: "pk_test", body, headers }));
+    expect((await expectJson(replayPk, 201)).uid).toBe(viaPk.uid);
+    expect(replayPk.headers.get("Idempotent-Replayed")).toBe("true");
+    const replayApi = await callWith(SHOP, request("POST", path, { auth: null, body, headers }));
+    expect((await expectJson(replayApi, 201)).uid).toBe(viaApi.uid);
+    expect(replayApi.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await ordersOf(s.event.id)).toHaveLength(4);
   });
 
   it("a retry after a crash that lost the first answer gets the committed order, never a second one (issue 18)", async () => {
@@ -915,6 +954,51 @@ describe("GET /orders/<order_id>/<uid>/status", () => {
     await expectError(call("GET", `/orders/${order.id}/${"A".repeat(40)}/status`, { key: null, auth: null }), 404, "rest_order_invalid_id");
     await expectError(call("GET", `/orders/${order.id}/short/status`, { key: null, auth: null }), 404, "rest_order_invalid_id");
     await expectError(call("GET", `/orders/987654321/${order.uid}/status`, { key: null, auth: null }), 404, "rest_order_invalid_id");
+  });
+});
+
+describe('links with PUBLIC_URL (decisions.md 15 "Links in emails and pages")', () => {
+  const PUBLIC = { PUBLIC_URL: "https://tickets.example.com" };
+  const PUBLIC_BASE = "https://tickets.example.com/ticketing/v1";
+  /** The same request as sent to another host (a forged or stray `Host`). */
+  const at = (origin: string, req: Request) => {
+    const url = new URL(req.url);
+    return new Request(`${origin}${url.pathname}${url.search}`, req);
+  };
+
+  it("PUBLIC_URL wins over the request's host: checkout url, the pay page's redirect, the email's links, the download url", async () => {
+    const s = await shop({ event: { emails_needed: true, email: { subject: "Your tickets", body: "Download: {%TICKETS%}" } } });
+    const forged = "http://evil.example";
+    const order = await expectJson(callWith(PUBLIC, at(forged, request("POST", `/events/${s.event.id}/orders`, { auth: null, body: orderBody(s) }))), 201);
+    expect(order.payment.checkout_url).toBe(`${PUBLIC_BASE}/pay/test/${order.uid}`);
+
+    const pay = new Request(`${forged}/ticketing/v1/pay/test/${order.uid}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "action=pay",
+      redirect: "manual",
+    });
+    const paid = await callWith(PUBLIC, pay);
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get("Location")).toBe(`${PUBLIC_BASE}${statusPath(order)}`);
+
+    const mails = await db.select().from(emails).where(eq(emails.orderId, order.id));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.body).toContain(`${PUBLIC_BASE}/tickets/${order.uid}`);
+    expect(mails[0]!.body).not.toContain("evil.example");
+
+    const shown = await expectJson(callWith(PUBLIC, at(forged, request("GET", statusPath(order), { key: null, auth: null }))), 200);
+    expect(shown.download_url).toBe(`${PUBLIC_BASE}/tickets/${order.uid}`);
+  });
+
+  it("without PUBLIC_URL (local development) links follow the request's host", async () => {
+    const s = await shop();
+    const local = "http://localhost:8787";
+    const order = await expectJson(
+      callWith({ PUBLIC_URL: undefined }, at(local, request("POST", `/events/${s.event.id}/orders`, { auth: null, body: orderBody(s) }))),
+      201,
+    );
+    expect(order.payment.checkout_url).toBe(`${local}/ticketing/v1/pay/test/${order.uid}`);
   });
 });
 
@@ -1046,6 +1130,41 @@ describe("late payment through the checkout page", () => {
     const entries = await db.select().from(logs).where(eq(logs.orderId, late.id));
     expect(entries.map((e) => e.logType)).toEqual(["Payment"]);
     expect(entries[0]!.description).toContain("refunded");
+  });
+});
+
+describe("the test provider's page is matched like a provider's notice (decisions.md 15 \"Payments are matched, not trusted\")", () => {
+  const logsOf = (orderId: number) => db.select().from(logs).where(eq(logs.orderId, orderId));
+
+  it("stores the checkout it started; a group whose stored checkout is not the page's own pays and cancels nothing, is logged as Payment, and redirects as usual", async () => {
+    const s = await shop({ types: [{ name: "Limited", price: 10, stock_control: true, stock: 5, show_remaining: true }] });
+    const order = await placeOrder(s, [2]);
+    const stored = (await ordersOf(s.event.id))[0]!;
+    expect(stored.checkoutId).toBe(order.payment_id);
+    expect(stored.checkoutId).toMatch(/^test_/);
+
+    // The group's stored checkout is another one than the page's (as if another checkout had been started for it).
+    await db.update(orders).set({ checkoutId: "test_AnotherCheckout" }).where(eq(orders.id, order.id));
+    for (const action of ["pay", "cancel"]) {
+      const res = await decide(order.payment.checkout_url, action);
+      expect(res.status).toBe(303);
+      expect(res.headers.get("Location")).toBe(`${BASE}${statusPath(order)}`);
+      expect(await status(order)).toStrictEqual({ payment_status: "open", tickets_ready: false, download_url: "" });
+    }
+    expect(await ticketsOf(order.id)).toEqual([]);
+    expect(await soldOf(s)).toEqual({ event: 0, types: [0] });
+    expect(await formRemaining(s)).toBe(3);
+    const entries = await logsOf(order.id);
+    expect(entries.map((e) => e.logType)).toEqual(["Payment", "Payment"]);
+    expect(entries[0]!.description).toMatch(/checkout|session/i);
+
+    // Its own checkout again: the page pays it, once.
+    await db.update(orders).set({ checkoutId: stored.checkoutId }).where(eq(orders.id, order.id));
+    await decide(order.payment.checkout_url, "pay");
+    await decide(order.payment.checkout_url, "pay");
+    expect((await status(order)).payment_status).toBe("paid");
+    expect(await ticketsOf(order.id)).toHaveLength(2);
+    expect(await logsOf(order.id)).toHaveLength(2);
   });
 });
 

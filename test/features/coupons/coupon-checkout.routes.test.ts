@@ -6,7 +6,7 @@ import { orders, tickets } from "../../../src/db/schema";
 import { eventObject } from "../../../src/platform/event-object.client";
 import { depsFromEnv } from "../../../src/platform/deps";
 import { expireOrder } from "../../../src/features/payments/payments.service";
-import { ADMIN, API_KEY, BASE, basic, call, expectError, expectJson, unique } from "../../helpers/api";
+import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique } from "../../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../../helpers/catalogue";
 import { emailedConfirmLink } from "../../helpers/orders";
 import { wallClockAt } from "../../helpers/wall-clock";
@@ -175,6 +175,61 @@ describe("finding the coupon", () => {
     const s = await shop();
     expect(await order(s, [2])).toMatchObject({ total: 20, discount: 0 });
     expect(await order(s, [2], { coupon: "" })).toMatchObject({ total: 20, discount: 0 });
+  });
+});
+
+describe("codes of several owners (decisions.md 15)", () => {
+  /** A coupon made by `owner` (an organizer authorised for the events it names). */
+  async function couponOf(owner: { credentials: { username: string; password: string } }, body: Json): Promise<Json> {
+    return expectJson(call("POST", "/admin/coupons", { body: { type: "fixed", amount: 1, ...body }, auth: owner.credentials }), 201);
+  }
+
+  it("the same code of two owners: the coupon covering the order's event applies; one covering none is coupon_not_found", async () => {
+    const a = await shop();
+    const b = await shop();
+    const c = await shop();
+    const ann = await createUser("organizer", { authorised_events: [a.event.id] });
+    const bob = await createUser("organizer", { authorised_events: [b.event.id] });
+    const code = unique("Twin");
+    const anns = await couponOf(ann, { code, amount: 1, events: String(a.event.id) });
+    const bobs = await couponOf(bob, { code: code.toLowerCase(), amount: 2, events: String(b.event.id) });
+
+    const onA = await order(a, [1], { coupon: code });
+    expect(onA).toMatchObject({ total: 9, discount: 1 });
+    expect((await orderRow(onA.id))!.couponId).toBe(anns.id);
+    const onB = await dashboard(b, [1], { coupon: code.toUpperCase() });
+    expect(onB).toMatchObject({ total: 8, discount: 2 });
+    expect((await orderRow(onB.id))!.couponId).toBe(bobs.id);
+    await refusedCustomer(c, customerBody(c, [1], { coupon: code }), "coupon_not_found", `Coupon code ${code} not found`);
+    await refusedDashboard(c, dashboardBody(c, [1], { coupon: code }), "coupon_not_found", `Coupon code ${code} not found`);
+    // Each use went to the coupon that applied.
+    expect(await usedOf(anns)).toMatchObject({ used: 0 });
+    expect(await usedOf(bobs)).toMatchObject({ used: 1 });
+  });
+
+  it("the administrators' code without events covers every event; an organizer's coupon naming the event goes first", async () => {
+    const a = await shop();
+    const b = await shop();
+    const ann = await createUser("organizer", { authorised_events: [a.event.id] });
+    const code = unique("Everywhere");
+    const global = await createCoupon({ code, type: "fixed", amount: 3 });
+    const anns = await couponOf(ann, { code, amount: 1, events: String(a.event.id) });
+    const onA = await dashboard(a, [1], { coupon: code });
+    expect(onA).toMatchObject({ total: 9, discount: 1 });
+    expect((await orderRow(onA.id))!.couponId).toBe(anns.id);
+    const onB = await dashboard(b, [1], { coupon: code });
+    expect(onB).toMatchObject({ total: 7, discount: 3 });
+    expect((await orderRow(onB.id))!.couponId).toBe(global.id);
+  });
+
+  it("an organizer's coupon without events (an administrator emptied them) covers only the events its owner may manage", async () => {
+    const a = await shop();
+    const c = await shop();
+    const ann = await createUser("organizer", { authorised_events: [a.event.id] });
+    const anns = await couponOf(ann, { code: unique("Emptied"), amount: 1, events: String(a.event.id) });
+    expect((await putCoupon(anns.id, { events: "" })).events).toBe("");
+    expect(await dashboard(a, [1], { coupon: anns.code })).toMatchObject({ total: 9, discount: 1 });
+    await refusedCustomer(c, customerBody(c, [1], { coupon: anns.code }), "coupon_not_found", `Coupon code ${anns.code} not found`);
   });
 });
 

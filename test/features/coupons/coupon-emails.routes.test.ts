@@ -1,6 +1,6 @@
 import { asc, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { coupons, emailListEntries } from "../../../src/db/schema";
+import { coupons, dailyQuotas, emailListEntries, emails, logs } from "../../../src/db/schema";
 import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique, type Credentials } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 import { exports } from "cloudflare:workers";
@@ -521,6 +521,48 @@ describe("POST /admin/coupons/bulk/emails/send-example", () => {
     const err = await expectError(call("POST", `${PATH}/send-example`, { body }), 400, code);
     expect(Object.keys(err.data.params ?? {})).toContain(field);
   });
+
+  it("at most 20 a day per user, even sent at once: the rest 429 rest_too_many_requests with Retry-After, nothing mailed; each sent one logged (decisions.md 15)", async () => {
+    const sender = await createUser("administrator");
+    const label = unique("quota").toLowerCase();
+    const to = (i: number) => `${label}-${i}@example.com`;
+    const example = (i: number, auth: Credentials = sender.credentials) =>
+      call("POST", `${PATH}/send-example`, { body: { email: to(i), subject: "Example", body: "<p>{%CODE%}</p>" }, auth });
+    // 25 at once: the count holds under concurrency (one conditional statement, not a read then a write).
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => example(i)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    const refused = answers[statuses.indexOf(429)]!;
+    const err = await expectError(refused, 429, "rest_too_many_requests");
+    expect(err.message).toMatch(/20/);
+    const retryAfter = Number(refused.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(25 * 3600);
+    await expectError(example(99), 429, "rest_too_many_requests");
+
+    const mailed = await db
+      .select()
+      .from(emails)
+      .where(like(emails.to, `${label}-%`));
+    expect(mailed).toHaveLength(20);
+    const logged = await db
+      .select()
+      .from(logs)
+      .where(like(logs.description, `%${label}-%`));
+    expect(logged).toHaveLength(20);
+    for (const entry of logged) {
+      expect(entry.logType).toBe("Email");
+      expect(entry.description).toContain(`user ${sender.id}`);
+    }
+    expect(new Set(logged.map((l) => l.description.match(/\S+@example\.com/)![0]))).toEqual(new Set(mailed.map((m) => m.to)));
+
+    // Per user: another user still sends. Per day: yesterday's count does not hold today.
+    const other = await createUser("administrator");
+    expect((await example(100, other.credentials)).status).toBe(200);
+    await db.update(dailyQuotas).set({ day: "2000-01-01" }).where(eq(dailyQuotas.userId, sender.id));
+    expect((await example(101)).status).toBe(200);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -543,29 +585,33 @@ describe("organizers", () => {
     await expectError(list(criteria({ bulk_source: "0", event_ids: String(theirs), template_code: template.code }), auth), 403, "rest_forbidden");
   });
 
-  it("source 1: sees and mails only coupons whose events lie within its events; others are 'Coupon not found'", async () => {
+  it("source 1: sees and mails only its own coupons whose events lie within its events; others are 'Coupon not found'", async () => {
     const { mine, theirs, auth } = await setup();
     const prefix = unique("OrgP");
-    const own = await createCoupon({ code: `${prefix}1`, email: address("own"), events: String(mine) });
+    const own = await createCoupon({ code: `${prefix}1`, email: address("own"), events: String(mine) }, auth);
     const foreign = await createCoupon({ code: `${prefix}2`, email: address("foreign"), events: String(theirs) });
     const anyEvent = await createCoupon({ code: `${prefix}3`, email: address("any"), events: "" });
     const mixed = await createCoupon({ code: `${prefix}4`, email: address("mixed"), events: `${mine},${theirs}` });
+    // Another owner's coupon on its own event is that owner's (decisions.md 15).
+    const admins = await createCoupon({ code: `${prefix}5`, email: address("admins"), events: String(mine) });
 
     expect(await listIds(criteria({ event_ids: String(mine), code_prefix: prefix }), auth)).toEqual([own.id]);
     // The administrator sees all that meet the event.
-    expect(await listIds(criteria({ event_ids: String(mine), code_prefix: prefix }))).toEqual([own.id, anyEvent.id, mixed.id]);
+    expect(await listIds(criteria({ event_ids: String(mine), code_prefix: prefix }))).toEqual([own.id, anyEvent.id, mixed.id, admins.id]);
 
-    const errors = await sendOk({ bulk_source: "1", template_code: "", ids: [own.id, foreign.id, anyEvent.id, mixed.id], subject: SUBJECT, body: BODY }, auth);
+    const ids = [own.id, foreign.id, anyEvent.id, mixed.id, admins.id];
+    const errors = await sendOk({ bulk_source: "1", template_code: "", ids, subject: SUBJECT, body: BODY }, auth);
     expect(errors).toStrictEqual([
       { id: foreign.id, error: COUPON_NOT_FOUND },
       { id: anyEvent.id, error: COUPON_NOT_FOUND },
       { id: mixed.id, error: COUPON_NOT_FOUND },
+      { id: admins.id, error: COUPON_NOT_FOUND },
     ]);
     expect(await mailsTo(own.email)).toHaveLength(1);
-    for (const c of [foreign, anyEvent, mixed]) expect(await mailsTo(c.email)).toEqual([]);
+    for (const c of [foreign, anyEvent, mixed, admins]) expect(await mailsTo(c.email)).toEqual([]);
   });
 
-  it("source 0: entries of its events only ('Email list entry not found' otherwise); a template outside its coupons is a 403", async () => {
+  it("source 0: entries of its events only ('Email list entry not found' otherwise); another owner's template code is unknown (400)", async () => {
     const { mine, theirs, auth } = await setup();
     const mineEntries = await uploadList(mine, [address("m1"), address("m2")]);
     const theirEntries = await uploadList(theirs, [address("t1")]);
@@ -585,10 +631,40 @@ describe("organizers", () => {
     expect(mail.body).toContain(`<p>${mineEntries[0]!.email}</p>`);
     expect(await mailsTo(theirEntries[0]!.email)).toEqual([]);
 
-    for (const t of [foreignTemplate, globalTemplate]) {
-      await expectError(send({ bulk_source: "0", template_code: t.code, ids: [mineEntries[1]!.id], subject: "s", body: "b" }, auth), 403, "rest_forbidden");
+    // Another owner's code is answered as an unknown one (decisions.md 15): whether it exists is not told.
+    const ownersCode = await createCoupon({ code: unique("AdmTpl"), events: String(mine) });
+    for (const t of [foreignTemplate, globalTemplate, ownersCode]) {
+      const sent = await expectError(
+        send({ bulk_source: "0", template_code: t.code, ids: [mineEntries[1]!.id], subject: "s", body: "b" }, auth),
+        400,
+        "rest_invalid_param",
+      );
+      const listed = await expectError(list(criteria({ bulk_source: "0", event_ids: String(mine), template_code: t.code }), auth), 400, "rest_invalid_param");
+      const unknown = await expectError(list(criteria({ bulk_source: "0", event_ids: String(mine), template_code: unique("NoSuch") }), auth), 400, "rest_invalid_param");
+      expect(sent.data.params).toEqual(unknown.data.params);
+      expect(listed.data.params).toEqual(unknown.data.params);
     }
     expect(await mailsTo(mineEntries[1]!.email)).toEqual([]);
+    // Its own template that an administrator widened beyond its events it may not use (403), as it may not read it.
+    await expectJson(call("PUT", `/admin/coupons/${template.id}`, { body: { events: `${mine},${theirs}` } }), 200);
+    await expectError(send({ bulk_source: "0", template_code: template.code, ids: [mineEntries[1]!.id], subject: "s", body: "b" }, auth), 403, "rest_forbidden");
+    expect(await mailsTo(mineEntries[1]!.email)).toEqual([]);
+  });
+
+  it("source 0: a code two owners have names the caller's own template; the coupons made are the caller's (decisions.md 15)", async () => {
+    const { mine, auth } = await setup();
+    const entries = await uploadList(mine, [address("twin")]);
+    const code = unique("TwinTpl");
+    await createCoupon({ code, type: "fixed", amount: 9, events: String(mine) });
+    await createCoupon({ code, type: "fixed", amount: 4, events: String(mine) }, auth);
+    expect(await sendOk({ bulk_source: "0", template_code: code.toLowerCase(), ids: [entries[0]!.id], subject: "{%CODE%} {%AMOUNT%}", body: "<p>x</p>" }, auth)).toEqual(
+      [],
+    );
+    const mail = await onlyMailTo(entries[0]!.email);
+    expect(mail.subject).toMatch(new RegExp(`^${code}-[A-Z0-9]{8} 4\\.00 EUR$`));
+    const made = mail.subject.split(" ")[0];
+    const visible = await expectJson<Json[]>(call("GET", `/admin/coupons?search=${encodeURIComponent(entries[0]!.email)}`, { auth }), 200);
+    expect(visible.map((c) => c.code)).toEqual([made]);
   });
 });
 

@@ -368,6 +368,29 @@ describe("POST /admin/coupons", () => {
     expect(await rowsWithCode(code)).toHaveLength(1);
   });
 
+  it("keeps codes unique per owner only: another owner's code is simply created; all administrators are one owner (decisions.md 15)", async () => {
+    const e1 = await eventWithTypes();
+    const e2 = await eventWithTypes();
+    const ann = await createUser("organizer", { authorised_events: [e1] });
+    const bob = await createUser("organizer", { authorised_events: [e2] });
+    const code = newCode("Shared");
+    const anns = await createCoupon({ code, events: String(e1) }, ann.credentials);
+    const bobs = await createCoupon({ code: code.toUpperCase(), events: String(e2) }, bob.credentials);
+    const admins = await createCoupon({ code });
+    expect(bobs.code).toBe(code.toUpperCase());
+    expect(await rowsWithCode(code)).toHaveLength(3);
+    // Within one owner a code is still taken, whatever its case; every administrator is the same owner.
+    await expectError(post({ code: code.toLowerCase(), type: "fixed", amount: 1, events: String(e1) }, ann.credentials), 409, "rest_conflict");
+    const admin2 = await createUser("administrator");
+    await expectError(post({ code: code.toLowerCase(), type: "fixed", amount: 1 }, admin2.credentials), 409, "rest_conflict");
+    // Renames alike: to another owner's code is simply a rename; to a code of the same owner a 409.
+    const annOnly = await createCoupon({ code: newCode("AnnOnly"), events: String(e1) }, ann.credentials);
+    const bobOther = await createCoupon({ events: String(e2) }, bob.credentials);
+    expect((await expectJson(put(bobOther.id, { code: annOnly.code.toLowerCase() }, bob.credentials), 200)).code).toBe(annOnly.code.toLowerCase());
+    await expectError(put(bobOther.id, { code }, bob.credentials), 409, "rest_conflict");
+    for (const c of [anns, bobs, admins, annOnly]) expect(await getCoupon(c.id)).toEqual(c);
+  });
+
   it("refuses a body that is not JSON", async () => {
     await expectError(call("POST", listPath, { body: "{", headers: { "Content-Type": "application/json" } }), 400, "rest_invalid_json");
     await expectError(call("POST", listPath, { body: "code=x", headers: { "Content-Type": "text/plain" } }), 415, "rest_unsupported_media_type");
@@ -732,18 +755,23 @@ describe("authority: organizers", () => {
     await expectInvalid(post({ code: newCode(), type: "fixed", amount: 1, events: "999999999" }, auth), "events");
   });
 
-  it("lists only coupons whose events all lie within its authorised events, never those without events", async () => {
+  it("lists only its own coupons whose events all lie within its authorised events, never another owner's (decisions.md 15)", async () => {
     const { mine, mine2, other, auth } = await setup();
-    const a = await createCoupon({ events: String(mine) });
-    const b = await createCoupon({ events: `${mine},${mine2}` });
+    const a = await createCoupon({ events: String(mine) }, auth);
+    const b = await createCoupon({ events: `${mine},${mine2}` }, auth);
     const c = await createCoupon({ events: `${mine},${other}` });
     const d = await createCoupon({ events: "" });
     const e = await createCoupon({ events: String(other) });
     const f = await createCoupon({ events: String(mine2) }, auth);
-    const all = [a, b, c, d, e, f].map((x) => x.id).join(",");
+    // Another owner's coupons on its own events are that owner's: an administrator's, a colleague's.
+    const g = await createCoupon({ events: String(mine) });
+    const colleague = await createUser("organizer", { authorised_events: [mine] });
+    const h = await createCoupon({ events: String(mine) }, colleague.credentials);
+    const all = [a, b, c, d, e, f, g, h].map((x) => x.id).join(",");
     const res = await call("GET", `${listPath}?include=${all}`, { auth });
     expect(ids(await expectJson<Json[]>(res, 200))).toEqual([a.id, b.id, f.id]);
     expect(res.headers.get("X-WP-Total")).toBe("3");
+    expect(ids(await list(`include=${all}`, colleague.credentials))).toEqual([h.id]);
     // Without a filter too, nothing outside its events shows up.
     const everything = await list("per_page=100", auth);
     for (const row of everything) {
@@ -751,15 +779,24 @@ describe("authority: organizers", () => {
       for (const id of String(row.events).split(",").map(Number)) expect([mine, mine2]).toContain(id);
     }
     // The administrator sees them all.
-    expect(ids(await list(`include=${all}`))).toEqual([a.id, b.id, c.id, d.id, e.id, f.id]);
+    expect(ids(await list(`include=${all}`))).toEqual([a.id, b.id, c.id, d.id, e.id, f.id, g.id, h.id]);
   });
 
   it("reads, changes, resets and deletes its own coupons; 403 on the others, which stay as they were", async () => {
     const { mine, other, auth } = await setup();
-    const own = await createCoupon({ events: String(mine) });
-    const foreign = [await createCoupon({ events: `${mine},${other}` }), await createCoupon({ events: "" }), await createCoupon({ events: String(other) })];
+    const own = await createCoupon({ events: String(mine) }, auth);
+    const colleague = await createUser("organizer", { authorised_events: [mine] });
+    const foreign = [
+      await createCoupon({ events: `${mine},${other}` }),
+      await createCoupon({ events: "" }),
+      await createCoupon({ events: String(other) }),
+      // Another owner's, on its own event (decisions.md 15).
+      await createCoupon({ events: String(mine) }),
+      await createCoupon({ events: String(mine) }, colleague.credentials),
+    ];
     for (const coupon of foreign) {
-      await expectError(call("GET", couponPath(coupon.id), { auth }), 403, "rest_forbidden");
+      const err = await expectError(call("GET", couponPath(coupon.id), { auth }), 403, "rest_forbidden");
+      expect(err.message).toBe("Sorry, you are not allowed to do that.");
       await expectError(put(coupon.id, { description: "mine now" }, auth), 403, "rest_forbidden");
       await expectError(put(coupon.id, { events: String(mine) }, auth), 403, "rest_forbidden");
       await expectError(call("GET", `${couponPath(coupon.id)}/reset-counters`, { auth }), 403, "rest_forbidden");
@@ -782,6 +819,25 @@ describe("authority: organizers", () => {
     }
     const moved = await expectJson(put(own.id, { events: String(mine2) }, auth), 200);
     expect(moved.events).toBe(String(mine2));
+  });
+
+  it("answers a coupon naming another organizer's event 403 before any check of its ticket names, on create and update (decisions.md 15)", async () => {
+    const { mine, other, auth } = await setup();
+    for (const tickets of ["Regular", "NoSuchType-zz9"]) {
+      const code = newCode("Probe");
+      const err = await expectError(post({ code, type: "fixed", amount: 1, events: String(other), tickets }, auth), 403, "rest_forbidden");
+      expect(err.message).toBe("Sorry, you are not allowed to do that.");
+      expect(await rowsWithCode(code)).toHaveLength(0);
+    }
+    const own = await createCoupon({ events: String(mine) }, auth);
+    for (const tickets of ["Regular", "NoSuchType-zz9"]) {
+      await expectError(put(own.id, { events: `${mine},${other}`, tickets }, auth), 403, "rest_forbidden");
+      await expectError(put(own.id, { events: String(other), tickets }, auth), 403, "rest_forbidden");
+    }
+    expect(await getCoupon(own.id)).toEqual(own);
+    // Within its own events the names are checked as before.
+    await expectInvalid(put(own.id, { tickets: "NoSuchType-zz9" }, auth), "tickets");
+    expect((await expectJson(put(own.id, { tickets: "Regular" }, auth), 200)).tickets).toBe("Regular");
   });
 
   it("loses sight of a coupon an administrator widens beyond its events", async () => {

@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { PageSizes, PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { pdfTemplates } from "../../../src/db/schema";
+import { events as eventsTable, pdfTemplates } from "../../../src/db/schema";
 import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique, type Credentials } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 import { deflatedZeros, MiB, pdfWithObjects, pdfWithStreams } from "../../helpers/packed-pdfs";
@@ -645,6 +645,21 @@ describe("DELETE /admin/pdf-templates/<id>", () => {
     const res = await expectJson(call("DELETE", path(body.id)), 200);
     expect(res.previous.id).toBe(body.id);
     expect(await env.FILES.get(key)).toBeNull();
+  });
+
+  it("is not blocked by an event naming the template while tickets_needed is off; that event lets go of it (decisions.md 15)", async () => {
+    const owner = await createUser("organizer");
+    const { body } = await createTemplate({ auth: owner.credentials });
+    const stranger = await createUser("organizer");
+    const event = await expectJson(call("POST", "/admin/events", { body: { event_name: unique("Dormant ") }, auth: stranger.credentials }), 201);
+    // Written before section 15, when a template named while tickets were off was not checked.
+    const ticket = { ...event.pdf_fields.ticket, attachment_id: body.id };
+    await db.update(eventsTable).set({ ticketPdf: ticket }).where(eq(eventsTable.id, event.id));
+
+    expect((await expectJson(call("DELETE", path(body.id), { auth: owner.credentials }), 200)).deleted).toBe(true);
+    const after = await expectJson(call("GET", `/admin/events/${event.id}`), 200);
+    expect(after.pdf_fields.ticket).toEqual({ ...ticket, attachment_id: 0 });
+    expect(after.tickets_needed).toBe(false);
   });
 });
 

@@ -2,7 +2,10 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import pkg from "../../../package.json";
 import { webhooks } from "../../../src/db/schema";
-import { BASE, call, createUser, expectError, expectJson, unique } from "../../helpers/api";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import worker from "../../../src/index";
+import { BASE, call, createUser, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, db } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
 import { programStub, receivedBy, stubUrl, waitForRequests, type StubRequest } from "../../helpers/stubs";
@@ -653,6 +656,20 @@ describe("GET /admin/webhooks/<id>/ping", () => {
     expect(Number(answer.Duration)).toBeGreaterThanOrEqual(9.9);
     expect(await getHook(hook.id)).toEqual(hook);
   }, 20_000);
+
+  it("with OUTBOUND_DNS_URL, a URL whose name resolves to a private address is refused before anything is sent (decisions.md 15)", async () => {
+    const doh = unique("ping-doh-").toLowerCase();
+    await programStub(doh, { body: JSON.stringify({ Status: 0, Answer: [{ name: "hooks.example.com", type: 1, TTL: 60, data: "10.0.0.1" }] }) });
+    const hook = await createHook({ url: `https://${unique("h").toLowerCase()}.example.com/hook`, secret: "resolved" });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(request("GET", `${hookPath(hook.id)}/ping`), { ...env, OUTBOUND_DNS_URL: stubUrl(`/${doh}/dns-query`) } as typeof env, ctx);
+    await waitOnExecutionContext(ctx);
+    const answer = (await expectJson(res, 200))["Webhook Delivery"];
+    expect(answer.Response.Code).toBe(0);
+    expect(answer.Response.Message).toMatch(/must not resolve to a private or local address/);
+    expect(await receivedBy(doh)).toHaveLength(2);
+    expect(await getHook(hook.id)).toEqual(hook);
+  });
 
   it("reports a dead URL in Response with 200 and throws nothing; no counter changes", async () => {
     const hook = await createHook({ url: "http://127.0.0.1:9/x", secret: "dead" });

@@ -1,11 +1,12 @@
 import { validate } from "@hyperjump/json-schema/openapi-3-1";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app";
 import { answeringRoutes, openApiPath } from "../../../src/http/openapi";
 import { NOTED_RESPONSES } from "../../../src/http/openapi-responses";
 import { call, expectJson } from "../../helpers/api";
 import { EXAMPLE_ORIGIN } from "../../helpers/openapi";
-import { SCALAR_SCRIPT } from "../../../src/features/meta/docs.routes";
+import { SCALAR_ASSET } from "../../../src/features/meta/docs.routes";
 
 /**
  * `GET /openapi.json` and `GET /docs` (issue 12; decisions.md 12: public): the OpenAPI 3.1 document generated from
@@ -89,19 +90,53 @@ describe("GET /openapi.json", () => {
 });
 
 describe("GET /docs", () => {
-  it("is Scalar's API reference of /openapi.json, without a key: one script from jsDelivr, pinned, and nothing else from elsewhere", async () => {
+  /** The directives of a Content-Security-Policy, by name. */
+  const directives = (csp: string) =>
+    new Map(
+      csp
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .filter((d) => d[0])
+        .map(([name, ...values]) => [name!, values]),
+    );
+
+  it("is Scalar's API reference of /openapi.json, without a key: its renderer from the service's own assets, under a CSP of 'self' scripts (decisions.md 15)", async () => {
     const res = await call("GET", "/docs", pub);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const policy = directives(res.headers.get("Content-Security-Policy") ?? "");
+    expect(policy.get("script-src")).toEqual(["'self'"]);
+    expect(policy.get("default-src")).toEqual(["'self'"]);
+    expect(policy.get("connect-src")).toEqual(["'self'"]);
+    expect(policy.get("object-src")).toEqual(["'none'"]);
+    expect(policy.get("base-uri")).toEqual(["'none'"]);
+
     const html = await res.text();
-    expect(SCALAR_SCRIPT).toMatch(/^https:\/\/cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@\d+\.\d+\.\d+$/);
-    const sources = [...html.matchAll(/<script[^>]*\ssrc="([^"]*)"/g)].map((m) => m[1]);
-    expect(sources).toEqual([SCALAR_SCRIPT]);
-    // The page's own script only starts the reference on the same origin's document.
-    expect(html).toContain("Scalar.createApiReference('#app'");
-    expect(html).toContain('"url": "/ticketing/v1/openapi.json"');
-    expect(html).not.toMatch(/https?:\/\/(?!cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@)[^\s"'<>]+/);
-    // The service sets no Content-Security-Policy that would block the script, the document or the calls.
-    expect(res.headers.get("Content-Security-Policy")).toBeNull();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => ({ attrs: m[1]!, body: m[2]! }));
+    const sources = scripts.flatMap((s) => [...s.attrs.matchAll(/\ssrc="([^"]*)"/g)].map((m) => m[1]!));
+    expect(sources).toEqual([SCALAR_ASSET]);
+    // Nothing inline runs: the one script without a source is data (JSON), which no browser executes.
+    for (const script of scripts.filter((s) => !/\ssrc=/.test(s.attrs))) {
+      expect(script.attrs).toMatch(/\stype="application\/json"/);
+      expect(script.body.trim()).toBe("");
+    }
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    // It reads the document from the same origin, with Scalar's fonts and telemetry off: nothing from elsewhere.
+    expect(html).toContain('id="api-reference"');
+    expect(html).toContain('data-url="/ticketing/v1/openapi.json"');
+    const configuration = JSON.parse(/data-configuration="([^"]*)"/.exec(html)![1]!.replaceAll("&quot;", '"'));
+    expect(configuration).toMatchObject({ withDefaultFonts: false, telemetry: false });
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).not.toMatch(/["'(]\/\/[a-z]/i);
+  });
+
+  it("the renderer is a static asset of the service (the pinned @scalar/api-reference's standalone bundle)", async () => {
+    const res = await env.ASSETS.fetch(new Request(`https://docs.example${SCALAR_ASSET}`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/javascript/);
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    const script = await res.text();
+    expect(script.length).toBeGreaterThan(100_000);
+    expect(script).toContain("createApiReference");
   });
 });

@@ -10,7 +10,7 @@ import { depsFromEnv, type Deps } from "../../../src/platform/deps";
 import { getEvent } from "../../../src/features/catalogue/events.service";
 import { reconcileObjects, RECONCILE_AFTER_SECONDS } from "../../../src/features/ordering/object-sync.service";
 import { createDashboardOrder } from "../../../src/features/ordering/orders.service";
-import { completePayment } from "../../../src/features/payments/payments.service";
+import { completeGenuine } from "../../helpers/payments";
 import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType, db } from "../../helpers/catalogue";
 
@@ -43,7 +43,7 @@ async function lostPaidOrder(eventId: number, typeId: string, count = 2) {
   const input = createCustomerOrderBody.parse({ name: "Lost Call", email: "lost@example.com", tickets: [{ [typeId]: count }] });
   const { order } = await createCustomerOrder(crashingDeps(), await getEvent(depsFromEnv(env), eventId), input, "");
   const paymentId = (await db.select({ id: orders.paymentId }).from(orders).where(eq(orders.id, order.id)).get())!.id;
-  await completePayment(crashingDeps(), order.paymentGroup, { status: "paid", paymentId });
+  await completeGenuine(crashingDeps(), order.paymentGroup, { status: "paid", paymentId });
   const paid = (await db.select().from(orders).where(eq(orders.id, order.id)).get())!;
   const rows = await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id));
   return { order: paid, ticketIds: rows.map((r) => r.id) };
@@ -189,7 +189,7 @@ describe("object sync intents", () => {
         get: (id) => new Proxy(base.eventObjects.get(id), { get: (t, p) => (p === "release" ? () => Promise.reject(new Error("gone")) : Reflect.get(t, p)) }),
       },
     };
-    await completePayment(unreachable, order.paymentGroup, { status: "canceled" });
+    await completeGenuine(unreachable, order.paymentGroup, { status: "canceled" });
     expect((await db.select().from(orders).where(eq(orders.id, order.id)).get())!.paymentStatus).toBe("canceled");
     expect(await intentsOf(order.uid)).toMatchObject([{ eventId: event.id, token: "release" }]);
     expect((await eventObject(env, event.id).remaining())?.types[type.id]).toBe(3);

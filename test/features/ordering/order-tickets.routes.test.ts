@@ -246,7 +246,7 @@ describe("DELETE and POST /admin/tickets/<order_id>", () => {
     expect(await objectTickets(event.id, order.uid)).toEqual(expectedAt(view, event.id));
   });
 
-  it("a passe-partout order has tickets at P and at each child; delete and re-issue keep the shape", async () => {
+  it("a passe-partout order has tickets at each child and none at P (decisions.md 15); delete and re-issue keep the shape", async () => {
     const group = unique("G");
     const c1 = await newEvent({
       event_name: unique("Child one "),
@@ -265,20 +265,19 @@ describe("DELETE and POST /admin/tickets/<order_id>", () => {
 
     const expectPassShape = (view: OrderTicketsView) => {
       expectShape(view, order);
-      expect(view.tickets).toHaveLength(6);
+      expect(view.tickets).toHaveLength(4);
       for (const t of view.tickets) expect(t.ticket_type).toBe("Weekend pass");
       const at = (id: number) => view.tickets.filter((t) => t.event_id === id);
-      expect(at(p.id)).toHaveLength(2);
+      expect(at(p.id)).toHaveLength(0);
       expect(at(c1.id)).toHaveLength(2);
       expect(at(c2.id)).toHaveLength(2);
-      for (const t of at(p.id)) expect(t).toMatchObject({ event_name: p.event_name, event_date: "2031-05-01 20:00:00" });
       for (const t of at(c1.id)) expect(t).toMatchObject({ event_name: c1.event_name, event_date: "2031-05-02 18:30:00" });
       for (const t of at(c2.id)) expect(t).toMatchObject({ event_name: c2.event_name, event_date: "" });
     };
     const expectObjectsKnow = async (view: OrderTicketsView) => {
       for (const id of all) {
         const known = await objectTickets(id, order.uid);
-        expect(known, `object of event ${id}`).toHaveLength(2);
+        expect(known, `object of event ${id}`).toHaveLength(id === p.id ? 0 : 2);
         expect(known).toEqual(expectedAt(view, id));
       }
     };

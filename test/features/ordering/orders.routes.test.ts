@@ -505,7 +505,7 @@ describe("POST /admin/orders: validation in the decided order", () => {
     await refused(s, orderBody(s), 400, "order_no_child_events", "No child events found for passe-partout");
   });
 
-  it("a passe-partout issues tickets for its group's other events that are not passe-partouts; other passe-partouts get nothing", async () => {
+  it("a passe-partout issues tickets for its group's other events that are not passe-partouts, none for itself (decisions.md 15); other passe-partouts get nothing", async () => {
     const group = unique("pp-pair-");
     const day = await setup({ event: { group_type: 1, event_group: group, stock: 10 } });
     const other = await setup({ event: { group_type: 3, event_group: group, stock: 10 } });
@@ -513,15 +513,18 @@ describe("POST /admin/orders: validation in the decided order", () => {
     const placed = await placeOrder(pass, [2]);
     const issued = await db.select({ eventId: tickets.eventId }).from(tickets).where(eq(tickets.orderId, placed.id));
     const perEvent = (id: number) => issued.filter((t) => t.eventId === id).length;
-    expect([perEvent(pass.event.id), perEvent(day.event.id), perEvent(other.event.id)]).toEqual([2, 2, 0]);
+    expect([perEvent(pass.event.id), perEvent(day.event.id), perEvent(other.event.id)]).toEqual([0, 2, 0]);
+    // P's own stock rules apply as usual (decisions.md 13): its sold counts the units ordered on it.
     const sold = async (id: number) => (await expectJson(call("GET", `/admin/events/${id}`), 200)).sold;
-    expect([await sold(day.event.id), await sold(other.event.id)]).toEqual([2, 0]);
+    expect([await sold(pass.event.id), await sold(day.event.id), await sold(other.event.id)]).toEqual([2, 2, 0]);
     // Re-issued tickets follow the same rule.
     await expectJson(call("DELETE", `/admin/tickets/${placed.id}`), 200);
     const again = await expectJson(call("POST", `/admin/tickets/${placed.id}`), 201);
     const reissued = await db.select({ eventId: tickets.eventId }).from(tickets).where(eq(tickets.orderId, placed.id));
-    expect(again.tickets).toHaveLength(4);
+    expect(again.tickets).toHaveLength(2);
     expect(reissued.filter((t) => t.eventId === other.event.id)).toEqual([]);
+    expect(reissued.filter((t) => t.eventId === pass.event.id)).toEqual([]);
+    expect([await sold(pass.event.id), await sold(day.event.id), await sold(other.event.id)]).toEqual([2, 2, 0]);
   });
 
   it("refuses when stock runs out with 409, writing nothing", async () => {
@@ -1054,6 +1057,27 @@ describe("authorisation", () => {
     expect(await expectJson(call("GET", `/admin/orders/${own.id}`, { auth }), 200)).toStrictEqual(own);
     expect((await expectJson(call("PUT", `/admin/orders/${own.id}`, { auth, body: { name: "Mine" } }), 200)).name).toBe("Mine");
     expect((await expectJson(call("DELETE", `/admin/orders/${own.id}`, { auth }), 200)).deleted).toBe(true);
+  });
+
+  it("answers another organizer's order or event with a 403 that names nothing (decisions.md 15)", async () => {
+    const mine = await setup();
+    const other = await setup();
+    const organizer = await createUser("organizer", { authorised_events: [mine.event.id] });
+    const auth = organizer.credentials;
+    const theirs = await placeOrder(other);
+    const refusals = [
+      call("GET", `/admin/orders/${theirs.id}`, { auth }),
+      call("PUT", `/admin/orders/${theirs.id}`, { auth, body: { name: "Hijack" } }),
+      call("DELETE", `/admin/orders/${theirs.id}`, { auth }),
+      call("GET", `/admin/orders?event_id=${mine.event.id},${other.event.id}`, { auth }),
+      post(orderBody(other), { auth }),
+      call("GET", `/admin/events/${other.event.id}`, { auth }),
+    ];
+    for (const res of refusals) {
+      const err = await expectError(res, 403, "rest_forbidden");
+      expect(err.message).toBe("Sorry, you are not allowed to do that.");
+      expect(JSON.stringify(err)).not.toContain(String(other.event.id));
+    }
   });
 
   it.each([

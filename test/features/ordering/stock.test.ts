@@ -194,10 +194,10 @@ describe("racing dashboard orders never oversell", () => {
     expect((await obj(c1.id).remaining())!.event).toBe(0);
     expect((await obj(c2.id).remaining())!.event).toBeNull();
 
-    // Every created order has one ticket at P, C1 and C2, each shown under P's type name.
+    // Every created order has one ticket at C1 and C2, each shown under P's type name, and none at P (decisions.md 15).
     const views = await Promise.all(outcome.won.map((o) => expectJson(call("GET", `/admin/tickets/${o.id}`), 200)));
     for (const view of views) {
-      expect(view.tickets.map((t: any) => t.event_id).sort((a: number, b: number) => a - b)).toEqual([c1.id, c2.id, pass.id]);
+      expect(view.tickets.map((t: any) => t.event_id).sort((a: number, b: number) => a - b)).toEqual([c1.id, c2.id]);
       for (const t of view.tickets) expect(t.ticket_type).toBe("Pass");
     }
     const byEvent = (id: number) => views.flatMap((v) => v.tickets.filter((t: any) => t.event_id === id).map((t: any) => t.ticket_id as string)).sort();
@@ -206,6 +206,7 @@ describe("racing dashboard orders never oversell", () => {
       expect(snap.tickets.map((t) => t.id).sort()).toEqual(byEvent(id));
       for (const t of snap.tickets) expect(t.typeName).toBe("Pass");
     }
+    expect(byEvent(pass.id)).toEqual([]);
   });
 
   it("orders of 2 tickets at a stock of 30 sell exactly 30 (15 orders)", async () => {

@@ -7,7 +7,8 @@ import { eventObject } from "../../../src/platform/event-object.client";
 import type { EventObject } from "../../../src/event-object/event.do";
 import { ApiError } from "../../../src/domain/errors";
 import { depsFromEnv, type Deps } from "../../../src/platform/deps";
-import { completePayment, expireOrder } from "../../../src/features/payments/payments.service";
+import { expireOrder } from "../../../src/features/payments/payments.service";
+import { completeGenuine } from "../../helpers/payments";
 import { call, expectJson, ORIGIN, unique } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 import { programStub, stubUrl, waitForRequests } from "../../helpers/stubs";
@@ -16,7 +17,8 @@ import { programStub, stubUrl, waitForRequests } from "../../helpers/stubs";
  * Payments (decisions.md 5.3, 12 and 13 "Orders"): the one completion path `completePayment` (paid, cancelled,
  * failed; idempotent), expiry at the payment deadline (the event object's alarm hands `order.expire` to the queue,
  * whose consumer calls `expireOrder`), and late payments with and without stock left. Orders are placed through
- * the customer route; storage is shared by the tests of this file, so each makes its own events.
+ * the customer route; storage is shared by the tests of this file, so each makes its own events. Notices here are
+ * genuine (`completeGenuine`: the stored checkout, total and currency); stripe.test.ts holds the matching itself.
  */
 
 type Json = Record<string, any>;
@@ -124,7 +126,7 @@ describe("completePayment: paid", () => {
     expect(await left(s)).toBe(7);
     await settled(s.event.id);
 
-    const after = await completePayment(deps(), o.uid, paid(o));
+    const after = await completeGenuine(deps(), o.uid, paid(o));
     expect(after.map((r) => [r.id, r.paymentStatus, r.expiresAt])).toEqual([[o.id, "paid", null]]);
     const first = await ticketIds(o.id);
     expect(first).toHaveLength(3);
@@ -138,7 +140,7 @@ describe("completePayment: paid", () => {
       .sort();
     expect(objectTickets).toEqual(first);
 
-    const again = await completePayment(deps(), o.uid, paid(o));
+    const again = await completeGenuine(deps(), o.uid, paid(o));
     expect(again.map((r) => r.paymentStatus)).toEqual(["paid"]);
     expect(await ticketIds(o.id)).toEqual(first);
     expect(await sold(s)).toEqual({ event: 3, type: 3 });
@@ -149,7 +151,7 @@ describe("completePayment: paid", () => {
     const s = await shop(10);
     const o = await order(s, 2);
     await settled(s.event.id);
-    await Promise.all([completePayment(deps(), o.uid, paid(o)), completePayment(deps(), o.uid, paid(o)), completePayment(deps(), o.uid, paid(o))]);
+    await Promise.all([completeGenuine(deps(), o.uid, paid(o)), completeGenuine(deps(), o.uid, paid(o)), completeGenuine(deps(), o.uid, paid(o))]);
     expect((await row(o.id)).paymentStatus).toBe("paid");
     expect(await ticketIds(o.id)).toHaveLength(2);
     expect(await sold(s)).toEqual({ event: 2, type: 2 });
@@ -160,8 +162,8 @@ describe("completePayment: paid", () => {
     const s = await shop(10, { emails_needed: true, email: { subject: "Your tickets for {%EVENT-NAME%}", body: "Thanks" } });
     const o = await order(s);
     expect(await db.select().from(emails).where(eq(emails.orderId, o.id))).toEqual([]);
-    await completePayment(deps(), o.uid, paid(o));
-    await completePayment(deps(), o.uid, paid(o));
+    await completeGenuine(deps(), o.uid, paid(o));
+    await completeGenuine(deps(), o.uid, paid(o));
     const mails = await db.select().from(emails).where(eq(emails.orderId, o.id));
     expect(mails).toHaveLength(1);
     expect(mails[0]).toMatchObject({ to: "ann@example.com", eventId: s.event.id });
@@ -170,7 +172,7 @@ describe("completePayment: paid", () => {
   it("does not write the email for an event without emails_needed", async () => {
     const s = await shop(10);
     const o = await order(s);
-    await completePayment(deps(), o.uid, paid(o));
+    await completeGenuine(deps(), o.uid, paid(o));
     expect(await db.select().from(emails).where(eq(emails.orderId, o.id))).toEqual([]);
   });
 
@@ -183,7 +185,7 @@ describe("completePayment: paid", () => {
     const o = await order(s, 2);
     // Give a wrongly fired creation-time delivery the time to arrive.
     await sleep(1500);
-    await completePayment(deps(), o.uid, paid(o));
+    await completeGenuine(deps(), o.uid, paid(o));
     const got = await waitForRequests(name, 1);
     await sleep(1500);
     const all = await waitForRequests(name, 1);
@@ -192,7 +194,7 @@ describe("completePayment: paid", () => {
     const payload = JSON.parse(all[0]!.body);
     expect(payload).toMatchObject({ id: o.id, uid: o.uid, payment_status: "paid", num_tickets: 2, event_id: s.event.id });
     // A second notification fires nothing more.
-    await completePayment(deps(), o.uid, paid(o));
+    await completeGenuine(deps(), o.uid, paid(o));
     await sleep(1500);
     expect(await waitForRequests(name, 2, 200)).toHaveLength(1);
   }, 30_000);
@@ -209,7 +211,7 @@ describe("completePayment: paid", () => {
       201,
     );
     const uid = placed.uid as string;
-    const result = await completePayment(deps(), uid, paid(placed));
+    const result = await completeGenuine(deps(), uid, paid(placed));
     expect(result.map((r) => [r.id, r.paymentStatus])).toEqual(placed.group_orders.map((id: number) => [id, "paid"]));
     for (const id of placed.group_orders) expect(await ticketIds(id)).toHaveLength(2);
     expect(await sold(a)).toEqual({ event: 2, type: 2 });
@@ -217,7 +219,7 @@ describe("completePayment: paid", () => {
   });
 
   it("an unknown uid is a 404", async () => {
-    await expect(completePayment(deps(), "Z".repeat(40), { status: "canceled" })).rejects.toSatisfy(
+    await expect(completeGenuine(deps(), "Z".repeat(40), { status: "canceled" })).rejects.toSatisfy(
       (err: unknown) => err instanceof ApiError && err.status === 404 && err.code === "rest_order_invalid_id",
     );
   });
@@ -229,14 +231,14 @@ describe("completePayment: cancelled and failed", () => {
     const o = await order(s, 3);
     await settled(s.event.id);
     expect(await left(s)).toBe(1);
-    const after = await completePayment(deps(), o.uid, { status: "canceled" });
+    const after = await completeGenuine(deps(), o.uid, { status: "canceled" });
     expect(after.map((r) => r.paymentStatus)).toEqual(["canceled"]);
     expect((await row(o.id)).expiresAt).toBeNull();
     expect(await left(s)).toBe(4);
     expect((await obj(s.event.id).snapshot()).reservations.filter((r) => r.uid === o.uid)).toEqual([]);
     expect(await ticketIds(o.id)).toEqual([]);
     expect(await sold(s)).toEqual({ event: 0, type: 0 });
-    await completePayment(deps(), o.uid, { status: "canceled" });
+    await completeGenuine(deps(), o.uid, { status: "canceled" });
     expect(await left(s)).toBe(4);
     // The units can be bought again.
     expect((await order(s, 4)).num_tickets).toBe(4);
@@ -246,7 +248,7 @@ describe("completePayment: cancelled and failed", () => {
     const s = await shop(4);
     const o = await order(s, 2);
     await settled(s.event.id);
-    await completePayment(deps(), o.uid, { status: "failed", message: "Card declined (insufficient funds)" });
+    await completeGenuine(deps(), o.uid, { status: "failed", message: "Card declined (insufficient funds)" });
     const r = await row(o.id);
     expect(r.paymentStatus).toBe("failed");
     expect(await left(s)).toBe(4);
@@ -262,9 +264,9 @@ describe("completePayment: cancelled and failed", () => {
     const o = await order(s, 2);
     await settled(s.event.id);
     const notice = { status: "failed" as const, message: "Card declined (insufficient funds)" };
-    await completePayment(deps(), o.uid, notice);
+    await completeGenuine(deps(), o.uid, notice);
     const other = await order(s, 3, "bob@example.com");
-    await completePayment(deps(), o.uid, notice);
+    await completeGenuine(deps(), o.uid, notice);
     expect((await row(o.id)).paymentStatus).toBe("failed");
     expect(await left(s)).toBe(1);
     expect((await row(other.id)).paymentStatus).toBe("open");
@@ -274,10 +276,10 @@ describe("completePayment: cancelled and failed", () => {
   it("cancelling or failing a paid order changes nothing", async () => {
     const s = await shop(4);
     const o = await order(s, 2);
-    await completePayment(deps(), o.uid, paid(o));
+    await completeGenuine(deps(), o.uid, paid(o));
     const issued = await ticketIds(o.id);
-    await completePayment(deps(), o.uid, { status: "canceled" });
-    await completePayment(deps(), o.uid, { status: "failed", message: "late failure" });
+    await completeGenuine(deps(), o.uid, { status: "canceled" });
+    await completeGenuine(deps(), o.uid, { status: "failed", message: "late failure" });
     expect((await row(o.id)).paymentStatus).toBe("paid");
     expect(await ticketIds(o.id)).toEqual(issued);
     expect(await left(s)).toBe(2);
@@ -347,7 +349,7 @@ describe("expiry at the payment deadline", () => {
     expect(await left(s)).toBe(5);
 
     const p = await order(s, 1);
-    await completePayment(deps(), p.uid, paid(p));
+    await completeGenuine(deps(), p.uid, paid(p));
     await pastDeadline(p);
     await expireOrder(deps(), p.uid, s.event.id);
     expect((await row(p.id)).paymentStatus).toBe("paid");
@@ -358,7 +360,7 @@ describe("expiry at the payment deadline", () => {
     const s = await shop(5);
     const o = await order(s, 1);
     await expired(s, o);
-    await completePayment(deps(), o.uid, { status: "canceled" });
+    await completeGenuine(deps(), o.uid, { status: "canceled" });
     expect((await row(o.id)).paymentStatus).toBe("expired");
     const html = await (await call("GET", `/pay/test/${o.uid}`, { key: null, auth: null })).text();
     expect(html).toContain("expired");
@@ -373,7 +375,7 @@ describe("late payment (paid after the order expired)", () => {
     await expired(s, o);
     expect(await left(s)).toBe(2);
 
-    const after = await completePayment(deps(), o.uid, paid(o));
+    const after = await completeGenuine(deps(), o.uid, paid(o));
     expect(after.map((r) => r.paymentStatus)).toEqual(["paid"]);
     expect(await ticketIds(o.id)).toHaveLength(2);
     expect(await sold(s)).toEqual({ event: 2, type: 2 });
@@ -396,9 +398,9 @@ describe("late payment (paid after the order expired)", () => {
     const late = await order(s, 2);
     await expired(s, late);
     const other = await order(s, 2, "bob@example.com");
-    await completePayment(deps(), other.uid, paid(other));
+    await completeGenuine(deps(), other.uid, paid(other));
 
-    const after = await completePayment(deps(), late.uid, paid(late));
+    const after = await completeGenuine(deps(), late.uid, paid(late));
     expect(after.map((r) => r.paymentStatus)).toEqual(["refunded"]);
     expect(await ticketIds(late.id)).toEqual([]);
     const entries = await db.select().from(logs).where(eq(logs.orderId, late.id));
@@ -412,7 +414,7 @@ describe("late payment (paid after the order expired)", () => {
     const rs = (await obj(s.event.id).snapshot()).reservations;
     expect(rs.map((r) => r.uid)).toEqual([other.uid]);
     // Paying again changes nothing more.
-    await completePayment(deps(), late.uid, paid(late));
+    await completeGenuine(deps(), late.uid, paid(late));
     expect((await row(late.id)).paymentStatus).toBe("refunded");
     expect(await db.select().from(logs).where(eq(logs.orderId, late.id))).toHaveLength(1);
   });
@@ -422,8 +424,8 @@ describe("late payment (paid after the order expired)", () => {
     const late = await order(s, 2);
     await expired(s, late);
     const other = await order(s, 2, "bob@example.com");
-    await completePayment(deps(), other.uid, paid(other));
-    await completePayment(deps(), late.uid, paid(late));
+    await completeGenuine(deps(), other.uid, paid(other));
+    await completeGenuine(deps(), late.uid, paid(late));
     expect((await row(late.id)).paymentStatus).toBe("refunded");
     expect(await left(s)).toBe(1);
     expect(await sold(s)).toEqual({ event: 2, type: 2 });
@@ -433,7 +435,7 @@ describe("late payment (paid after the order expired)", () => {
     const s = await shop(2);
     const o = await order(s, 2);
     await expired(s, o);
-    await Promise.all([completePayment(deps(), o.uid, paid(o)), completePayment(deps(), o.uid, paid(o))]);
+    await Promise.all([completeGenuine(deps(), o.uid, paid(o)), completeGenuine(deps(), o.uid, paid(o))]);
     expect((await row(o.id)).paymentStatus).toBe("paid");
     expect(await ticketIds(o.id)).toHaveLength(2);
     expect(await sold(s)).toEqual({ event: 2, type: 2 });

@@ -122,6 +122,9 @@ function stripeEvent(type: string, session: Json, apiVersion = PINNED_VERSION): 
   });
 }
 
+/** The Checkout Session's own record of the payment group of `o`: its reference and amount in cents. */
+const sessionOf = (o: Json): Json => ({ client_reference_id: o.uid, amount_total: Math.round(o.total * 100) });
+
 /** `checkout.session.completed` for the payment group of `o`, paid with payment intent `pi`. */
 function completed(o: Json, pi = "pi_123", extra: Json = {}): string {
   return stripeEvent("checkout.session.completed", {
@@ -354,7 +357,7 @@ describe("POST /payments/stripe/webhook", () => {
     const open = await placeOrder(s, api, 3);
     expect(await left(s)).toBe(1);
 
-    await deliver(stripeEvent("checkout.session.expired", { client_reference_id: open.uid, status: "expired", payment_status: "unpaid", payment_intent: null }));
+    await deliver(stripeEvent("checkout.session.expired", { ...sessionOf(open), status: "expired", payment_status: "unpaid", payment_intent: null }));
     const r = await row(open.id);
     expect(r.paymentStatus).toBe("canceled");
     expect(r.expiresAt).toBeNull();
@@ -364,7 +367,7 @@ describe("POST /payments/stripe/webhook", () => {
 
     const paidOrder = await placeOrder(s, api, 2, "bob@example.com");
     await deliver(completed(paidOrder, "pi_paid"));
-    await deliver(stripeEvent("checkout.session.expired", { client_reference_id: paidOrder.uid, status: "expired" }));
+    await deliver(stripeEvent("checkout.session.expired", { ...sessionOf(paidOrder), status: "expired" }));
     expect((await row(paidOrder.id)).paymentStatus).toBe("paid");
     expect(await ticketIds(paidOrder.id)).toHaveLength(2);
     expect(await left(s)).toBe(2);
@@ -381,16 +384,12 @@ describe("POST /payments/stripe/webhook", () => {
     // A bank debit: the session completes unpaid, the payment arrives later.
     await deliver(completed(a, "pi_async", { payment_status: "unpaid" }));
     expect((await row(a.id)).paymentStatus).toBe("open");
-    await deliver(
-      stripeEvent("checkout.session.async_payment_succeeded", { client_reference_id: a.uid, payment_intent: "pi_async", payment_status: "paid", status: "complete" }),
-    );
+    await deliver(stripeEvent("checkout.session.async_payment_succeeded", { ...sessionOf(a), payment_intent: "pi_async", payment_status: "paid", status: "complete" }));
     const ra = await row(a.id);
     expect([ra.paymentStatus, ra.paymentId]).toEqual(["paid", "pi_async"]);
     expect(await ticketIds(a.id)).toHaveLength(2);
 
-    await deliver(
-      stripeEvent("checkout.session.async_payment_failed", { client_reference_id: b.uid, payment_intent: "pi_failed", payment_status: "unpaid", status: "complete" }),
-    );
+    await deliver(stripeEvent("checkout.session.async_payment_failed", { ...sessionOf(b), payment_intent: "pi_failed", payment_status: "unpaid", status: "complete" }));
     expect((await row(b.id)).paymentStatus).toBe("failed");
     expect(await ticketIds(b.id)).toEqual([]);
     expect(await left(s)).toBe(4);
@@ -425,7 +424,7 @@ describe("POST /payments/stripe/webhook", () => {
       expect(versionWarnings()).toEqual([]);
 
       const other = await placeOrder(s, api, 1, "bob@example.com");
-      const body = stripeEvent("checkout.session.completed", { client_reference_id: other.uid, payment_intent: "pi_older", payment_status: "paid" }, "2024-06-20");
+      const body = stripeEvent("checkout.session.completed", { ...sessionOf(other), payment_intent: "pi_older", payment_status: "paid" }, "2024-06-20");
       await deliver(body);
       const r = await row(other.id);
       expect([r.paymentStatus, r.paymentId]).toEqual(["paid", "pi_older"]);
@@ -447,6 +446,145 @@ describe("POST /payments/stripe/webhook", () => {
     expect(await ticketIds(o.id)).toEqual([]);
     expect(await left(s)).toBe(3);
     expect(await logsOf(o.id)).toEqual([]);
+  });
+});
+
+describe('Stripe notices are matched with the stored checkout (decisions.md 15 "Payments are matched, not trusted")', () => {
+  /** What a refused notice must leave: the order open with its session, no tickets, nothing sold, the stock held. */
+  async function expectUntouched(s: Shop, o: Json, held: number): Promise<void> {
+    const r = await row(o.id);
+    expect([r.paymentStatus, r.paymentId]).toEqual(["open", SESSION.id]);
+    expect(await ticketIds(o.id)).toEqual([]);
+    expect(await sold(s)).toEqual({ event: 0, type: 0 });
+    expect(await left(s)).toBe(held);
+  }
+
+  /** Exactly one `Payment` log entry on the order, naming `what`, and no secret of the deployment. */
+  async function expectMismatchLogged(s: Shop, o: Json, what: RegExp): Promise<void> {
+    const entries = await logsOf(o.id);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ eventId: s.event.id, logType: "Payment" });
+    expect(entries[0]!.description).toMatch(what);
+    expect(entries[0]!.description).not.toContain(WEBHOOK_SECRET);
+    expect(entries[0]!.description).not.toContain(SECRET_KEY);
+  }
+
+  it("a paid session naming our group with another session id, amount or currency (or none) pays nothing: 200, logged as Payment, the order still open; the genuine notice then pays", async () => {
+    const cases: [string, Json, RegExp][] = [
+      ["another Checkout Session (another Checkout or Payment Link of the account)", { id: "cs_test_other" }, /session/i],
+      ["another amount (1.00 for 10.00)", { amount_total: 100 }, /amount/i],
+      ["another currency (usd for eur)", { currency: "usd" }, /currency/i],
+      ["no amount at all", { amount_total: null }, /amount/i],
+    ];
+    for (const [what, change, named] of cases) {
+      const api = await sessionStub();
+      const s = await shop(5);
+      const o = await placeOrder(s, api, 1);
+      const refunds = unique("stripe-refunds-");
+      await programStub(refunds, { body: REFUND_BODY });
+      await deliver(completed(o, "pi_wrong", change), refunds);
+      await expectUntouched(s, o, 4);
+      await expectMismatchLogged(s, o, named);
+      expect(await receivedBy(refunds), what).toEqual([]);
+
+      await deliver(completed(o, "pi_right"), refunds);
+      const r = await row(o.id);
+      expect([what, r.paymentStatus, r.paymentId]).toEqual([what, "paid", "pi_right"]);
+      expect(await ticketIds(o.id)).toHaveLength(1);
+      expect(await logsOf(o.id)).toHaveLength(1);
+    }
+  });
+
+  it("async_payment_succeeded is matched the same way", async () => {
+    const api = await sessionStub();
+    const s = await shop(5);
+    const o = await placeOrder(s, api, 2);
+    const notice = (extra: Json) =>
+      stripeEvent("checkout.session.async_payment_succeeded", { ...sessionOf(o), payment_intent: "pi_async", payment_status: "paid", status: "complete", ...extra });
+    await deliver(notice({ amount_total: 1 }));
+    await expectUntouched(s, o, 3);
+    await expectMismatchLogged(s, o, /amount/i);
+    await deliver(notice({}));
+    expect((await row(o.id)).paymentStatus).toBe("paid");
+  });
+
+  it("expired and async_payment_failed for another session cancel nothing: 200, logged, the stock still held", async () => {
+    const api = await sessionStub();
+    const s = await shop(6);
+    const a = await placeOrder(s, api, 2);
+    const b = await placeOrder(s, api, 2, "bob@example.com");
+    await deliver(stripeEvent("checkout.session.expired", { ...sessionOf(a), id: "cs_test_someone_else", status: "expired", payment_status: "unpaid" }));
+    await deliver(
+      stripeEvent("checkout.session.async_payment_failed", {
+        ...sessionOf(b),
+        id: "cs_test_someone_else",
+        payment_intent: "pi_x",
+        payment_status: "unpaid",
+        status: "complete",
+      }),
+    );
+    for (const o of [a, b]) {
+      const r = await row(o.id);
+      expect([r.paymentStatus, r.paymentId]).toEqual(["open", SESSION.id]);
+      await expectMismatchLogged(s, o, /session/i);
+    }
+    expect(await left(s)).toBe(2);
+    expect(await reservationsOf(s, a.uid)).toHaveLength(1);
+
+    // Their own session's notices do.
+    await deliver(stripeEvent("checkout.session.expired", { ...sessionOf(a), status: "expired", payment_status: "unpaid" }));
+    expect((await row(a.id)).paymentStatus).toBe("canceled");
+    expect(await left(s)).toBe(4);
+  });
+
+  it("the right notice pays once; repeated after payment_id became the payment intent it is still matched (its checkout is kept) and changes and logs nothing", async () => {
+    const api = await sessionStub();
+    const s = await shop(5, "12.50");
+    const o = await placeOrder(s, api, 2);
+    expect((await row(o.id)).checkoutId).toBe(SESSION.id);
+    const body = completed(o, "pi_once");
+    await deliver(body);
+    const r = await row(o.id);
+    expect([r.paymentStatus, r.paymentId, r.checkoutId]).toEqual(["paid", "pi_once", SESSION.id]);
+    const issued = await ticketIds(o.id);
+    expect(issued).toHaveLength(2);
+
+    await deliver(body);
+    await deliver(completed(o, "pi_once"));
+    expect((await row(o.id)).paymentStatus).toBe("paid");
+    expect(await ticketIds(o.id)).toEqual(issued);
+    expect(await sold(s)).toEqual({ event: 2, type: 2 });
+    expect(await logsOf(o.id)).toEqual([]);
+
+    // A forged-amount notice for the paid order changes nothing either, but is logged.
+    await deliver(completed(o, "pi_once", { amount_total: 1 }));
+    expect((await row(o.id)).paymentStatus).toBe("paid");
+    expect(await ticketIds(o.id)).toEqual(issued);
+    expect(await logsOf(o.id)).toHaveLength(1);
+  });
+
+  it("a late payment is matched too: a wrong one neither pays nor refunds the expired order; the right one still pays it", async () => {
+    const api = await sessionStub();
+    const s = await shop(2);
+    const o = await placeOrder(s, api, 2);
+    await expire(o, s, api);
+    const refunds = unique("stripe-refunds-");
+    await programStub(refunds, { body: REFUND_BODY });
+
+    await deliver(completed(o, "pi_cheap", { amount_total: 100, currency: "usd" }), refunds);
+    const r = await row(o.id);
+    expect([r.paymentStatus, r.paymentId]).toEqual(["expired", SESSION.id]);
+    expect(await ticketIds(o.id)).toEqual([]);
+    expect(await left(s)).toBe(2);
+    expect(await receivedBy(refunds)).toEqual([]);
+    await expectMismatchLogged(s, o, /amount/i);
+
+    await deliver(completed(o, "pi_late"), refunds);
+    const late = await row(o.id);
+    expect([late.paymentStatus, late.paymentId]).toEqual(["paid", "pi_late"]);
+    expect(await ticketIds(o.id)).toHaveLength(2);
+    expect(await left(s)).toBe(0);
+    expect(await receivedBy(refunds)).toEqual([]);
   });
 });
 

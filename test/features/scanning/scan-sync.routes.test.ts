@@ -349,7 +349,8 @@ describe("signed codes in the ticket PDF", () => {
     const pass = await createOrderEvent({ group_type: 3, event_group: group });
     const passType = await createOrderType(pass.id, "Pass");
     const { order: placed, tickets } = await order(pass.id, [passType.id], { [passType.id]: 1 });
-    expect(tickets.map((t) => t.eventId).sort((a, b) => a - b)).toEqual([c1.id, c2.id, pass.id]);
+    // The children get the tickets, the pass itself none (decisions.md 15).
+    expect(tickets.map((t) => t.eventId).sort((a, b) => a - b)).toEqual([c1.id, c2.id]);
 
     const payloads = pdfPayloads(await downloadPdf(placed.uid));
     const expected = await Promise.all(tickets.map((t) => signer.sign(t.eventId, t.id)));
@@ -622,7 +623,7 @@ describe("GET /scans/tickets", () => {
     expect(body.tickets.every((t: Json) => t.order_id !== dropped.order.id)).toBe(true);
   });
 
-  it("a passe-partout's child tickets are listed at each child under the pass's type (text and id) and order; the pass lists its own", async () => {
+  it("a passe-partout's child tickets are listed at each child under the pass's type (text and id) and order; the pass lists none (decisions.md 15)", async () => {
     const group = unique("SP");
     const c1 = await createOrderEvent({ group_type: 1, event_group: group });
     const c2 = await createOrderEvent({ group_type: 1, event_group: group });
@@ -632,12 +633,12 @@ describe("GET /scans/tickets", () => {
     const passType = await createOrderType(pass.id, "Pass");
     const bought = await order(pass.id, [passType.id], { [passType.id]: 2 }, { name: "Pat Pass", email: "pat@example.com" });
     const direct = await order(c1.id, [day.id], { [day.id]: 1 }, { name: "Dee Day", email: "dee@example.com" });
-    expect(bought.tickets).toHaveLength(6);
+    expect(bought.tickets).toHaveLength(4);
 
     for (const ev of [c1, c2, pass]) {
       const key = (await createScanKey(ev.id, { level: 0, location: "Gate" })).key as string;
       const mine = bought.tickets.filter((t) => t.eventId === ev.id);
-      expect(mine).toHaveLength(2);
+      expect(mine).toHaveLength(ev.id === pass.id ? 0 : 2);
       const extra = ev.id === c1.id ? direct.tickets : [];
       const body = await waitKnown(
         key,

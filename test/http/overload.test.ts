@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { EventObject } from "../../src/event-object/event.do";
+import type { EventConfig } from "../../src/event-object/event-config";
+import { call, expectError, expectJson } from "../helpers/api";
+import { eq } from "drizzle-orm";
+import { tickets } from "../../src/db/schema";
+import { createScanKey, db } from "../helpers/catalogue";
+import { createOrderEvent, createOrderType, orderBody, ordersOf, postOrder } from "../helpers/orders";
+
+/**
+ * decisions.md 15 "Overload": an event's object that cannot answer (too busy, or staying behind its catalogue after
+ * the push that should bring it up to date) is a `503 rest_overloaded` with `Retry-After`, the same for orders and
+ * scans, and nothing is decided or written. The object is kept behind by letting it ignore the pushes of one event
+ * (its `applyConfig` answers the version it already holds), as a push lost on the way would.
+ */
+
+const ignored = new Set<number>();
+const applyConfig = EventObject.prototype.applyConfig;
+EventObject.prototype.applyConfig = function (this: EventObject, next: EventConfig) {
+  return ignored.has(next.eventId) ? this.configVersion() : applyConfig.call(this, next);
+};
+
+afterEach(() => ignored.clear());
+
+async function ticketsOf(orderId: number): Promise<string[]> {
+  const rows = await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId));
+  return rows.map((r) => r.id);
+}
+
+async function expectOverloaded(res: Promise<Response>) {
+  const answer = await res;
+  const wait = Number(answer.headers.get("Retry-After"));
+  const body = await expectError(answer, 503, "rest_overloaded");
+  expect(body.message).toMatch(/^This event is .*try again/);
+  expect(wait).toBeGreaterThanOrEqual(1);
+  expect(wait).toBeLessThanOrEqual(5);
+}
+
+describe("an event object that stays behind its catalogue", () => {
+  it("answers an order 503 rest_overloaded with Retry-After, and no order is written", async () => {
+    const event = await createOrderEvent();
+    ignored.add(event.id);
+    // The new type bumps the catalogue version in D1; its push is ignored, so the object stays behind.
+    const type = await createOrderType(event.id, "Regular");
+    await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    expect(await ordersOf(event.id)).toEqual([]);
+
+    ignored.clear(); // the next push reaches it: ordering works again
+    await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+  });
+
+  it("answers a scan the same 503 rest_overloaded (not a scan code of its own)", async () => {
+    const event = await createOrderEvent();
+    const type = await createOrderType(event.id, "Regular");
+    const order = await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+    const ticketId = (await ticketsOf(order.id))[0]!;
+    ignored.add(event.id);
+    const { key } = await createScanKey(event.id);
+    await expectOverloaded(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }));
+
+    ignored.clear();
+    await createScanKey(event.id, { location: "Side door" }); // pushed, so the object catches up: the scan is decided again
+    const admitted = await expectJson(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }), 200);
+    expect(admitted.status).toBe(true);
+  });
+});
