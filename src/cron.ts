@@ -7,6 +7,7 @@ import { resendStalledEmails } from "./features/messaging/emails.service";
 import { purgeExpiredLogs } from "./features/logs/logs.service";
 import { reconcileObjects } from "./features/ordering/object-sync.service";
 import { pruneDeliveryLog, resendStalledDeliveries } from "./features/messaging/webhook-deliveries.service";
+import { purgeStaleTicketParts } from "./features/tickets/ticket-pdf-parts.service";
 
 /** Retention needs no hurry: it runs on every tenth minute's sweep only. */
 const RETENTION_EVERY_MINUTES = 10;
@@ -35,5 +36,12 @@ export async function sweep(deps: Deps, scheduledTime: number): Promise<void> {
   const keysPurged = await purgeIdempotencyKeys(deps);
   const quotasPurged = await purgeDailyQuotas(deps);
   await pruneDeliveryLog(deps);
-  log("info", "sweep", { ...redriven, logs_purged: logsPurged, idempotency_keys_purged: keysPurged, daily_quotas_purged: quotasPurged });
+  const partsPurged = await purgeStaleTicketParts(deps);
+  log("info", "sweep", {
+    ...redriven,
+    logs_purged: logsPurged,
+    idempotency_keys_purged: keysPurged,
+    daily_quotas_purged: quotasPurged,
+    ticket_parts_purged: partsPurged,
+  });
 }

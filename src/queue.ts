@@ -10,7 +10,7 @@ import { announceTicketsDownloaded } from "./features/ordering/tickets-downloade
 import { expireOpenOrder } from "./features/payments/order-expiry.jobs";
 import { refundPaidOrder } from "./features/payments/refunds.jobs";
 import { recordObjectScans } from "./features/scanning/scans.jobs";
-import { purgePdfs } from "./features/tickets/ticket-pdfs.jobs";
+import { purgePdfs, renderPdfPart } from "./features/tickets/ticket-pdfs.jobs";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
 export const DEAD_LETTER_QUEUE = "ticketing-jobs-dlq";
@@ -21,6 +21,7 @@ export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "email.send": sendEmail,
   "order.expire": expireOpenOrder,
   "pdf.purge": purgePdfs,
+  "pdf.render": renderPdfPart,
   "tickets.downloaded": announceTicketsDownloaded,
   "scans.record": recordObjectScans,
   "order.refund": refundPaidOrder,

@@ -98,6 +98,23 @@ export function checkTicketLines(types: readonly TicketTypeRow[], counts: Readon
   return lines;
 }
 
+/** decisions.md 15 "No request renders without bound": whatever `maximum_to_order` says. */
+export const MAX_ORDER_TICKETS = 1000;
+const ORDER_TOO_LARGE = `An order holds at most ${MAX_ORDER_TICKETS} tickets`;
+
+/**
+ * The tickets an order issues (a passe-partout's at each child event, the orders of one group purchase together)
+ * within MAX_ORDER_TICKETS: one download renders them all, and one request issues them.
+ */
+export function checkOrderSize(tickets: number): void {
+  if (!(tickets <= MAX_ORDER_TICKETS)) throw new ApiError(400, "rest_invalid_param", ORDER_TOO_LARGE, { tickets: ORDER_TOO_LARGE });
+}
+
+/** The tickets `lines` issue when each unit issues `perUnit` tickets. */
+export function ticketsOfLines(lines: readonly { count: number }[], perUnit: number): number {
+  return lines.reduce((n, l) => n + l.count, 0) * perUnit;
+}
+
 function isLegalValue(field: InputFieldRow, value: string): boolean {
   if (value.length > MAX_CUSTOMER_INPUT) return false;
   switch (field.type) {

@@ -26,7 +26,7 @@ export type ResponseHeader =
 
 /** A successful answer. */
 export type Success =
-  | { kind: "json"; status: 200 | 201; schema: z.ZodType; description: string; headers: readonly ResponseHeader[] }
+  | { kind: "json"; status: 200 | 201 | 202; schema: z.ZodType; description: string; headers: readonly ResponseHeader[] }
   | { kind: "pdf"; description: string }
   | { kind: "image"; mediaTypes: readonly string[]; description: string }
   | { kind: "html"; description: string }
@@ -133,6 +133,8 @@ export const answers = {
     description,
     headers: ["X-WP-Total", "X-WP-TotalPages"],
   }),
+  /** `202`: the work is under way; ask again after `Retry-After` seconds. */
+  accepted: (schema: z.ZodType, description: string): Success => ({ kind: "json", status: 202, schema, description, headers: ["Retry-After"] }),
   pdf: (description: string): Success => ({ kind: "pdf", description }),
   /** An image in one of `mediaTypes` (as a query asks), named in `Content-Disposition`. */
   image: (mediaTypes: readonly string[], description: string): Success => ({ kind: "image", mediaTypes, description }),

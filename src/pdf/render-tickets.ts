@@ -36,6 +36,7 @@ import {
   type PDFOperator,
 } from "pdf-lib";
 import type { FontSource } from "./fonts";
+import { pageTreeWithinBudget } from "./page-tree-budget";
 import { qrMatrix } from "../lib/qr";
 import { qrOperators, round } from "./qr";
 import { clean, facesFor, SharedResources, Typesetter } from "./typeset";
@@ -209,12 +210,25 @@ interface Background {
 const PAGE_ROTATIONS = new Set([0, 90, 180, 270]);
 
 /**
+ * The template form's mark: the SHA-256 of the template file it was made from. Parts of one download rendered apart
+ * each hold a copy of the form; assembling them (merge.ts, assembleParts) keeps one copy per mark.
+ */
+export const TEMPLATE_DIGEST = PDFName.of("EvtTemplateDigest");
+
+async function templateDigest(bytes: Uint8Array): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
  * Copies the template's first page into `doc` once (with copyPages, which also takes over its resources and
  * inherited attributes) and turns its content into a form XObject; the copied page itself is dropped again. A page
  * with a single content stream keeps that stream as it is (no decoding, no re-compression).
  */
 async function copyTemplate(doc: PDFDocument, bytes: Uint8Array): Promise<Background> {
   const source = await PDFDocument.load(bytes, { updateMetadata: false });
+  // The upload check refuses such trees (decisions.md 15); a template stored before it must not cost a render more.
+  if (!pageTreeWithinBudget(source)) throw new Error("The ticket template's page tree is past its budget");
   if (source.getPageCount() < 1) throw new Error("The ticket template has no page");
   const sourceNode = source.getPage(0).node;
   // Annotations (links, form fields) belong to one page; they would be copied for nothing.
@@ -247,7 +261,9 @@ async function copyTemplate(doc: PDFDocument, bytes: Uint8Array): Promise<Backgr
   if (resolved instanceof PDFArray) resolved.asArray().forEach(collect);
   else if (contents !== undefined) collect(contents);
 
+  const digest = await templateDigest(bytes);
   const formEntries = (dict: PDFDict) => {
+    dict.set(TEMPLATE_DIGEST, PDFName.of(digest));
     dict.set(PDFName.of("Type"), PDFName.of("XObject"));
     dict.set(PDFName.of("Subtype"), PDFName.of("Form"));
     dict.set(PDFName.of("FormType"), PDFNumber.of(1));

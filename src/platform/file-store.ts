@@ -10,6 +10,16 @@ export interface FileStore {
   delete(keys: string | string[]): Promise<void>;
   /** Every key under `prefix` (listing page by page). */
   list(prefix: string): Promise<string[]>;
+  /** Every object under `prefix` with when it was written (epoch seconds). */
+  entries(prefix: string): Promise<StoredEntry[]>;
+  /** Whether an object is stored under `key` (a HEAD: its body is not read). */
+  has(key: string): Promise<boolean>;
+}
+
+export interface StoredEntry {
+  key: string;
+  /** When it was written, in epoch seconds. */
+  uploaded: number;
 }
 
 export interface StoredFile {
@@ -21,6 +31,16 @@ export interface StoredFile {
 
 export function fileStoreFrom(env: Pick<Env, "FILES">): FileStore {
   const bucket = env.FILES;
+  const entries = async (prefix: string) => {
+    const found: StoredEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await bucket.list({ prefix, cursor });
+      found.push(...page.objects.map((o) => ({ key: o.key, uploaded: Math.floor(o.uploaded.getTime() / 1000) })));
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    return found;
+  };
   return {
     async put(key, body, contentType, contentDisposition) {
       await bucket.put(key, body, { httpMetadata: { contentType, contentDisposition } });
@@ -40,14 +60,11 @@ export function fileStoreFrom(env: Pick<Env, "FILES">): FileStore {
       for (let i = 0; i < list.length; i += 1000) await bucket.delete(list.slice(i, i + 1000));
     },
     async list(prefix) {
-      const keys: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await bucket.list({ prefix, cursor });
-        keys.push(...page.objects.map((o) => o.key));
-        cursor = page.truncated ? page.cursor : undefined;
-      } while (cursor);
-      return keys;
+      return (await entries(prefix)).map((e) => e.key);
+    },
+    entries,
+    async has(key) {
+      return (await bucket.head(key)) !== null;
     },
   };
 }

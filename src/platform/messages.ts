@@ -55,6 +55,19 @@ export const pdfPurgeJob = z.object({
 });
 export type PdfPurgeJob = z.input<typeof pdfPurgeJob>;
 
+/**
+ * The next step of a large download (decisions.md 15): render the first missing part of the order `uid`'s PDF, or,
+ * when every part is there, assemble them into the cached PDF. `fingerprint` names what the parts show; a step finding
+ * the order changed since does nothing more.
+ */
+export const pdfRenderJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("pdf.render"),
+  uid: z.string().regex(/^[A-Za-z0-9]{40}$/),
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type PdfRenderJob = z.infer<typeof pdfRenderJob>;
+
 /** Scans an event object recorded (its own `seq` identifies each), on their way to D1 and `scan.created`. */
 export const scansRecordJob = z.object({
   v: z.literal(1),

@@ -8,6 +8,22 @@ export function ticketPdfKey(uid: string): string {
   return `tickets/${uid}.pdf`;
 }
 
+/**
+ * Where the parts of a large download are kept while the queue renders them (decisions.md 15), under the fingerprint
+ * of what they show: a change to the order, its tickets, events, types, fields or templates makes a new fingerprint,
+ * so a part rendered before the change (and the purge that follows it) is never stitched into a PDF after it.
+ */
+export const TICKET_PARTS_PREFIX = "ticket-parts/";
+
+export function ticketPartsPrefix(uid: string, fingerprint: string): string {
+  return `${TICKET_PARTS_PREFIX}${uid}/${fingerprint}/`;
+}
+
+/** Part `index` (0-based) of the download, under its fingerprint. */
+export function ticketPartKey(uid: string, fingerprint: string, index: number): string {
+  return `${ticketPartsPrefix(uid, fingerprint)}${index}.pdf`;
+}
+
 /** Anything these orders' PDFs show changed: a queued job deletes the cached copies (the next download renders again). */
 export async function purgeOrderPdfs(deps: Deps, uids: readonly string[]): Promise<void> {
   for (let i = 0; i < uids.length; i += 1000) await deps.jobs.send({ v: 1, kind: "pdf.purge", uids: uids.slice(i, i + 1000) });

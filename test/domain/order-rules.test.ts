@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/domain/errors";
-import { checkFieldAnswers, checkOrderer, checkSaleWindow, checkTicketLines, isOnSale, readTicketCounts } from "../../src/domain/order-rules";
+import {
+  checkFieldAnswers,
+  checkOrderer,
+  checkOrderSize,
+  checkSaleWindow,
+  checkTicketLines,
+  isOnSale,
+  MAX_ORDER_TICKETS,
+  readTicketCounts,
+} from "../../src/domain/order-rules";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../../src/db/rows";
 
 /** The order rules of decisions.md 5.4 and 13 ("Orders"), as plain functions. */
@@ -520,5 +529,16 @@ describe("checkFieldAnswers", () => {
     const f = field();
     expectRule(() => checkFieldAnswers([f], answers({ [f.id]: "ok", vnope1: "x" })), 400, "order_illegal_field_value", "Illegal value extra input field");
     expectRule(() => checkFieldAnswers([], answers({ vnope1: "" })), 400, "order_illegal_field_value");
+  });
+});
+
+describe("checkOrderSize (decisions.md 15)", () => {
+  it("takes up to 1000 tickets and refuses more with rest_invalid_param naming tickets", () => {
+    expect(MAX_ORDER_TICKETS).toBe(1000);
+    for (const n of [1, 999, 1000]) expect(() => checkOrderSize(n)).not.toThrow();
+    for (const n of [1001, 10_000 * 500, Number.POSITIVE_INFINITY]) {
+      const err = expectRule(() => checkOrderSize(n), 400, "rest_invalid_param", "An order holds at most 1000 tickets");
+      expect(err.params).toEqual({ tickets: "An order holds at most 1000 tickets" });
+    }
   });
 });

@@ -7,7 +7,7 @@ import type { Deps } from "../../platform/deps";
 import { applyCoupon } from "../coupons/coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "../ordering/order-drafts";
 import { placeOrders } from "../ordering/order-placement";
-import { checkOrderer, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
+import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
 import { failUnstartedCheckout } from "../payments/payments.service";
 import { verifyCaptcha } from "./captcha";
@@ -95,6 +95,8 @@ export async function createCustomerOrder(
     const dateCounts = d.id === event.id ? counts : await countsFor(deps, d, byName);
     drafts.push(await draftOrder(deps, d, dateCounts, d.id === event.id ? sentFields : await fieldsByName(deps, event, d, sentFields), { final: false }));
   }
+  // The dates of a group are placed, paid and issued together: one order as far as the cap goes (decisions.md 15).
+  checkOrderSize(drafts.reduce((n, d) => n + d.ticketCount, 0));
   const claims = new Map<string, ClaimRow[]>();
   for (const d of drafts) claims.set(d.uid, await whoMayOrder(deps, d, { name, email }));
   if (input.coupon) drafts.splice(0, drafts.length, ...(await applyCoupon(deps, input.coupon, drafts, email)));

@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { events, pdfTemplates, ticketTypes, users } from "../../db/schema";
 import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../../domain/errors";
 import { log } from "../../lib/log";
-import { pdfTemplateProblem } from "../../pdf/template-check";
+import { PAGE_TREE_TOO_LARGE, pdfTemplateProblem } from "../../pdf/template-check";
 import { exceedsUnpackedBudget } from "../../pdf/unpacked-budget";
 import type { PdfTemplateChanges } from "./pdf-templates.schema";
 import { isAdministrator, type AuthUser } from "../../domain/authority";
@@ -36,11 +36,15 @@ export async function getPdfTemplateFor(deps: Deps, user: AuthUser, id: number):
 
 const UNPACKED_TOO_LARGE = "The PDF is too large when unpacked";
 
-/** The upload's bytes when they make a template; the unpacked size is checked first, as pdf-lib unpacks in memory. */
+/**
+ * The upload's bytes when they make a template; the unpacked size is checked first, as pdf-lib unpacks in memory,
+ * and the page tree's budget (decisions.md 15) before its pages are counted. Both budgets answer with their sentence.
+ */
 async function checkedPdf(file: File): Promise<Uint8Array> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (await exceedsUnpackedBudget(bytes)) throw new ApiError(400, "rest_invalid_param", UNPACKED_TOO_LARGE, { file: UNPACKED_TOO_LARGE });
   const problem = await pdfTemplateProblem(bytes);
+  if (problem === PAGE_TREE_TOO_LARGE) throw new ApiError(400, "rest_invalid_param", problem, { file: problem });
   if (problem) throw invalidParams({ file: problem });
   return bytes;
 }

@@ -2,7 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import { inputFields, ticketTypes, type OrderFieldValue, type OrderLine, type OrderSeats } from "../../db/schema";
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
-import { checkFieldAnswers, checkTicketLines, orderError, type FieldAnswer, type TicketLine } from "../../domain/order-rules";
+import { checkFieldAnswers, checkOrderSize, checkTicketLines, orderError, ticketsOfLines, type FieldAnswer, type TicketLine } from "../../domain/order-rules";
 import { orderTotals, unitPriceCents, type OrderTotals } from "../../domain/pricing";
 import { passePartoutChildren, planStock, type StockPlan } from "./stock.service";
 import type { TicketSeed } from "../../domain/order-rules";
@@ -23,6 +23,8 @@ export interface OrderDraft {
   totals: OrderTotals;
   children: EventRow[];
   seeds: TicketSeed[];
+  /** The tickets the order issues once final (decisions.md 15 caps them), also while `seeds` is still empty. */
+  ticketCount: number;
   plan: StockPlan;
   /** The coupon this order carries the use of (set by applyCoupon on the purchase's first order). */
   couponId?: number | null;
@@ -69,6 +71,20 @@ export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], child
   return withSeats(seeds, event.id, seats);
 }
 
+/**
+ * The tickets one unit of `type` issues at `event` (its own, and a passe-partout's at each child), counted by
+ * drawing them as ticketSeeds does, so that the count follows whatever ticketSeeds issues.
+ */
+export function ticketsPerUnit(event: EventRow, type: TicketTypeRow, children: readonly EventRow[]): number {
+  return ticketSeeds(event, [{ type, count: 1 }], children).length;
+}
+
+/** The tickets `lines` issue at `event` (decisions.md 15 caps them), without drawing them. */
+export function ticketCountOf(event: EventRow, lines: readonly TicketLine[], children: readonly EventRow[]): number {
+  const first = lines.find((l) => l.count > 0);
+  return first ? ticketsOfLines(lines, ticketsPerUnit(event, first.type, children)) : 0;
+}
+
 /** The event's tickets take the seat texts in turn (seeds drawn before the seats were held get them here). */
 export function withSeats(seeds: readonly TicketSeed[], eventId: number, seats: readonly string[]): TicketSeed[] {
   let next = 0;
@@ -107,6 +123,8 @@ export async function draftOrder(
   const answers = checkFieldAnswers(fields, sentFields);
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
   if (event.groupType === 3 && children.length === 0) throw orderError("order_no_child_events", "No child events found for passe-partout");
+  const ticketCount = ticketCountOf(event, lines, children);
+  checkOrderSize(ticketCount);
   const priced = priceLines(lines);
   const totals = orderTotals(priced, options.chargedCents);
   // Tickets exist once an order is final; an open order's come with its payment.
@@ -119,7 +137,7 @@ export async function draftOrder(
     : [];
   const plan = await planStock(deps, event, lines, seeds, children);
   const passwords = new Map(answers.filter((a) => a.field.type === "password" && a.value !== "").map((a) => [a.field.name, a.value]));
-  return { event, uid: newOrderUid(), lines, priced, fields: storedFields(answers), passwords, totals, children, seeds, plan };
+  return { event, uid: newOrderUid(), lines, priced, fields: storedFields(answers), passwords, totals, children, seeds, ticketCount, plan };
 }
 
 /**

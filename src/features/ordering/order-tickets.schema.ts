@@ -41,7 +41,10 @@ export const orderTicketsApi = {
     summary: "Issue an order's tickets again",
     description: "New ticket ids for a final order whose tickets were deleted; scanners know them at once.",
     success: answers.created(orderTicketsView, "Created: the order's new tickets; `Location` is this route."),
-    errors: { "409": "`order_not_final`, `order_tickets_exist` (delete them first), `order_ticket_type_gone` or `order_event_not_found`." },
+    errors: {
+      "400": "`rest_invalid_param` `An order holds at most 1000 tickets`: a passe-partout's group grew since the order (decisions.md 15).",
+      "409": "`order_not_final`, `order_tickets_exist` (delete them first), `order_ticket_type_gone` or `order_event_not_found`.",
+    },
   },
   delete: {
     summary: "Delete an order's tickets",

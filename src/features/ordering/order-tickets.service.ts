@@ -6,8 +6,8 @@ import type { ScanView } from "./order-tickets.schema";
 import type { Deps } from "../../platform/deps";
 import { log } from "../../lib/log";
 import { isFinalOrder } from "../../db/order-status";
-import { orderError, type TicketLine } from "../../domain/order-rules";
-import { ticketSeeds } from "./order-drafts";
+import { checkOrderSize, orderError, type TicketLine } from "../../domain/order-rules";
+import { ticketCountOf, ticketSeeds } from "./order-drafts";
 import { purgeOrderPdfs } from "../../platform/pdf-cache";
 import { insertTicketRows, revokeTicketRows } from "../tickets/ticket-rows";
 import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
@@ -94,6 +94,8 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
       return { type: { ...type, name: l.name }, count: l.count };
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
+  // A passe-partout's group may have grown since the order: the cap holds for what would be issued now.
+  checkOrderSize(ticketCountOf(event, lines, children));
   const seeds = ticketSeeds(event, lines, children, order.seats?.labels);
   // Decided inside the insert: of two re-issues at once, only one writes.
   const none = sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ${order.id})`;

@@ -167,7 +167,8 @@ export const ordersApi = {
       "An order for an event with `add_dashboard_orders_needed`, final at once (`payment_status: dashboard`, or as `amount` says). `tickets` names every ticket type of the event with its count.",
     success: answers.created(orderView),
     errors: {
-      "400": "An order rule refused it: `order_*` or `coupon_*` (for example `order_max_tickets`, `order_required_fields`, `coupon_expired`; decisions.md 5).",
+      "400":
+        "An order rule refused it: `order_*` or `coupon_*` (for example `order_max_tickets`, `order_required_fields`, `coupon_expired`; decisions.md 5); `rest_invalid_param` `An order holds at most 1000 tickets` (a passe-partout's at every child event; decisions.md 15).",
       "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock; `order_already_ordered`: unique users.",
       "503": OVERLOADED,
     },

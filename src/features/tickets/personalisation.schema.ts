@@ -42,6 +42,13 @@ export const personalisationView = named(
 
 export type PersonalisationView = z.infer<typeof personalisationView>;
 
+/** The `202` of a download the queue is still rendering in parts (decisions.md 15). */
+export const ticketsRenderingView = z.object({
+  status: z.literal("rendering"),
+  ready: z.number().int().describe("Parts rendered so far."),
+  parts: z.number().int().describe("Parts in all (about 100 tickets each)."),
+});
+
 const CAPABILITY = "No key: the order's uid is the capability.";
 
 /** The public ticket routes (decisions.md 7, 13): no key, the order's uid is the capability. */
@@ -64,8 +71,9 @@ export const ticketsApi = {
   },
   download: {
     summary: "Download an order's e-tickets",
-    description: `The tickets as one PDF, one page each, on the ticket type's template with the QR code. ${CAPABILITY}`,
+    description: `The tickets as one PDF, one page each, on the ticket type's template with the QR code. An order of more tickets than one request renders (about 100) is rendered in parts by the queue: until its PDF is complete the answer is \`202\` with \`Retry-After\`; ask again then. ${CAPABILITY}`,
     success: answers.pdf("The tickets' PDF."),
+    alsoSuccess: answers.accepted(ticketsRenderingView, "Still rendering (decisions.md 15): `ready` of `parts` are done; ask again after `Retry-After` seconds."),
     errors: {
       "404": "`tickets_not_found`: the order is not final or has no tickets (yet).",
       "409": "`tickets_not_personalised`: every ticket must be personalised first.",

@@ -1181,3 +1181,57 @@ describe("an open order in the event object", () => {
     expect(rs).toEqual([{ uid: order.uid, state: "taken", deadline: row.expiresAt! * 1000, eventUnits: 1, typeUnits: { [s.types[0]!.id]: 1 } }]);
   });
 });
+
+describe("at most 1000 tickets an order (decisions.md 15)", () => {
+  const TOO_MANY = "An order holds at most 1000 tickets";
+
+  async function expectTooMany(s: Shop, body: Json, eventIds?: number[]) {
+    const err = await expectRefused(s, body, 400, "rest_invalid_param", TOO_MANY, eventIds);
+    expect(err.data.params).toEqual({ tickets: TOO_MANY });
+    expect(await soldOf(s)).toEqual({ event: 0, types: s.types.map(() => 0) });
+  }
+
+  it("refuses 1,001 units whatever maximum_to_order says, across types too, and takes 1,000", async () => {
+    const s = await shop({
+      types: [
+        { name: "Regular", price: 10, maximum_to_order: 0 },
+        { name: "Crew", price: 0, maximum_to_order: 5000 },
+      ],
+    });
+    await expectTooMany(s, orderBody(s, [1001, 0]));
+    await expectTooMany(s, orderBody(s, [0, 1001]));
+    await expectTooMany(s, orderBody(s, [600, 401]));
+    await expectTooMany(s, orderBody(s, [10_000, 0]));
+    const placed = await placeOrder(s, [600, 400]);
+    expect(placed.num_tickets).toBe(1000);
+  });
+
+  it("counts a free order's tickets as the order issues them (no hold, no ticket when refused)", async () => {
+    const s = await shop({ types: [{ name: "Free", price: 0, maximum_to_order: 0 }] });
+    await expectTooMany(s, orderBody(s, [1001]));
+    expect(await ordersOf(s.event.id)).toEqual([]);
+  });
+
+  it("counts a passe-partout's tickets per child event: 501 units with two children is past 1,000", async () => {
+    const g = unique("PP");
+    const days = [await shop({ event: { group_type: 1, event_group: g } }), await shop({ event: { group_type: 1, event_group: g } })];
+    const pass = await shop({ event: { group_type: 3, event_group: g }, types: [{ name: "Pass", price: 50, maximum_to_order: 0 }] });
+    await expectTooMany(pass, orderBody(pass, [501]), [pass.event.id, ...days.map((d) => d.event.id)]);
+    await placeOrder(pass, [300]);
+  });
+
+  it("counts a group order's dates together: they are placed, paid and issued as one", async () => {
+    const g = unique("G");
+    const dates: Shop[] = [];
+    for (const day of ["01", "02"]) {
+      dates.push(
+        await shop({ event: { group_type: 2, event_group: g, event_date: `2099-11-${day} 20:00:00` }, types: [{ name: "Day", price: 10, maximum_to_order: 0 }] }),
+      );
+    }
+    const [first, second] = dates as [Shop, Shop];
+    const ids = [first.event.id, second.event.id];
+    await expectTooMany(first, orderBody(first, [501], { event_ids: ids }), ids);
+    const placed = await placeOrder(first, [500], { event_ids: ids });
+    expect(placed.group_orders).toHaveLength(2);
+  });
+});

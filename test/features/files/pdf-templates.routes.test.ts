@@ -6,6 +6,7 @@ import { events as eventsTable, pdfTemplates } from "../../../src/db/schema";
 import { ADMIN, API_KEY, BASE, basic, call, createUser, expectError, expectJson, unique, type Credentials } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 import { deflatedZeros, MiB, pdfWithObjects, pdfWithStreams } from "../../helpers/packed-pdfs";
+import { deepPageTree, fanOutPageTree, flatPageTree, loopingPageTree, parentLoopPageTree, sharedKidPageTree } from "../../helpers/page-trees";
 import { encryptPdf, makePdf, upload, type UploadOptions } from "../../helpers/uploads";
 import { wallClockAt } from "../../helpers/wall-clock";
 
@@ -797,5 +798,76 @@ describe("unpacked size (decisions.md 14)", () => {
     const pdf = await pdfWithStreams([part, part, part, part].map((data) => ({ data, dict: { Filter: "FlateDecode" } })));
     const { body } = await createTemplate({ pdf });
     await expectServed(body.url, pdf);
+  });
+});
+
+describe("page tree (decisions.md 15)", () => {
+  const TOO_LARGE = "The PDF's page tree is too large";
+
+  async function expectTooLarge(res: Promise<Response>) {
+    const err = await expectError(res, 400, "rest_invalid_param");
+    expect(err.message).toBe(TOO_LARGE);
+    expect(err.data.params).toEqual({ file: TOO_LARGE });
+  }
+
+  /**
+   * Refused as a new template and as a replacement; nothing is stored and the old file stays. The answer coming at
+   * all is the check: a walk of every kid of 30 levels does not end within the Worker's limits (how fast it comes is
+   * measured by the benches, not here).
+   */
+  async function expectRefusedEverywhere(pdf: Uint8Array) {
+    const before = await storage();
+    await expectTooLarge(upload("POST", "/admin/pdf-templates", { file: pdf, fields: { title: "Page tree" } }));
+    await expectNothingStored(before);
+
+    const { body, pdf: kept } = await createTemplate({ pdf: await makePdf(1, { text: "kept despite the tree" }) });
+    const withKept = await storage();
+    await expectTooLarge(putForm(body.id, { file: pdf, fields: { title: "Should not stick" } }));
+    await expectNothingStored(withKept);
+    expect(await expectJson(call("GET", path(body.id)), 200)).toEqual(body);
+    await expectServed(body.url, kept);
+  }
+
+  it("refuses a tree where each /Pages node lists the next twice, 23 levels in about 2.5 KB", async () => {
+    const pdf = fanOutPageTree(23);
+    expect(pdf.length).toBeLessThan(2600);
+    await expectRefusedEverywhere(pdf);
+  });
+
+  it("answers at all for 30 such levels (2^30 kids if every one were followed)", async () => {
+    await expectRefusedEverywhere(fanOutPageTree(30));
+  });
+
+  it("refuses a loop: a /Pages node listing the root again", async () => {
+    await expectRefusedEverywhere(loopingPageTree());
+  });
+
+  it("refuses a page whose /Parent chain loops", async () => {
+    await expectRefusedEverywhere(parentLoopPageTree());
+  });
+
+  it("refuses a kid listed by two parents", async () => {
+    await expectRefusedEverywhere(sharedKidPageTree());
+  });
+
+  it("refuses 1,001 nodes, however flat, and accepts 1,000", async () => {
+    await expectRefusedEverywhere(flatPageTree(1001));
+    const pdf = flatPageTree(1000);
+    const { body } = await createTemplate({ pdf });
+    await expectServed(body.url, pdf);
+  });
+
+  it("refuses a page deeper than 32 levels and accepts one at 32", async () => {
+    await expectRefusedEverywhere(deepPageTree(32));
+    const pdf = deepPageTree(31);
+    const { body } = await createTemplate({ pdf });
+    await expectServed(body.url, pdf);
+  });
+
+  it("still accepts ordinary one-page templates (object streams or a classic xref table)", async () => {
+    for (const pdf of [await makePdf(1, { text: "ordinary" }), await makePdf(1, { text: "classic xref", useObjectStreams: false })]) {
+      const { body } = await createTemplate({ pdf });
+      await expectServed(body.url, pdf);
+    }
   });
 });

@@ -352,6 +352,23 @@ describe("DELETE and POST /admin/tickets/<order_id>", () => {
   });
 });
 
+describe("POST /admin/tickets/<order_id>: at most 1000 tickets an order (decisions.md 15)", () => {
+  it("refuses to re-issue a passe-partout order whose group grew past 1,000 tickets, writing none", async () => {
+    const group = unique("pp-grow-");
+    await newEvent({ group_type: 1, event_group: group });
+    const pass = await newEvent({ group_type: 3, event_group: group });
+    const type = await createTicketType(pass.id, { name: "Pass", price: 50, maximum_to_order: 0 });
+    const order = await placeOrder(pass.id, [type.id], { [type.id]: 400 });
+    await deleteTickets(order.id);
+    // Two more days: 400 units now ticket for three children (and more, counted as the order issues them).
+    await newEvent({ group_type: 1, event_group: group });
+    await newEvent({ group_type: 1, event_group: group });
+    const err = await expectError(call("POST", ticketsPath(order.id)), 400, "rest_invalid_param");
+    expect(err.message).toBe("An order holds at most 1000 tickets");
+    expect(await db.select().from(ticketRows).where(eq(ticketRows.orderId, order.id))).toEqual([]);
+  });
+});
+
 describe("ids, roles and authentication", () => {
   const methods = ["GET", "POST", "DELETE"] as const;
 

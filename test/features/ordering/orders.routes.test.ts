@@ -1096,3 +1096,48 @@ describe("authorisation", () => {
     await expectError(call(method, path, { auth: { username: "admin", password: "wrong" }, body }), 401, "incorrect_password");
   });
 });
+
+describe("POST /admin/orders: at most 1000 tickets an order (decisions.md 15)", () => {
+  const TOO_MANY = "An order holds at most 1000 tickets";
+
+  async function ticketsAt(eventId: number): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(tickets).where(eq(tickets.eventId, eventId));
+    return row!.n;
+  }
+
+  /** Refused with the rule's answer; no order, no ticket, no sale at any of the events. */
+  async function expectTooMany(s: Setup, body: Json, others: Setup[] = []) {
+    const soldBefore = await Promise.all([s, ...others].map(soldOf));
+    const err = await expectError(post(body), 400, "rest_invalid_param");
+    expect(err.message).toBe(TOO_MANY);
+    expect(err.data.params).toEqual({ tickets: TOO_MANY });
+    for (const e of [s, ...others]) {
+      expect(await ordersInD1(e.event.id)).toBe(0);
+      expect(await ticketsAt(e.event.id)).toBe(0);
+    }
+    expect(await Promise.all([s, ...others].map(soldOf))).toEqual(soldBefore);
+  }
+
+  it("refuses 1,001 tickets whatever maximum_to_order says, and issues 1,000", async () => {
+    const s = await setup({
+      event: { stock: 5000 },
+      types: [
+        { name: "Regular", price: 10, maximum_to_order: 0 },
+        { name: "Crew", price: 0, maximum_to_order: 5000, stock_control: true, stock: 5000 },
+      ],
+    });
+    await expectTooMany(s, orderBody(s, [1001, 0]));
+    await expectTooMany(s, orderBody(s, [500, 501]));
+    await expectTooMany(s, orderBody(s, [10_000, 0]));
+    const placed = await placeOrder(s, [500, 500]);
+    expect(await ticketsInD1(placed.id)).toBe(1000);
+  });
+
+  it("counts a passe-partout's tickets at every child event", async () => {
+    const group = unique("pp-cap-");
+    const days = [await setup({ event: { group_type: 1, event_group: group } }), await setup({ event: { group_type: 1, event_group: group } })];
+    const pass = await setup({ event: { group_type: 3, event_group: group }, types: [{ name: "Pass", price: 50, maximum_to_order: 0 }] });
+    await expectTooMany(pass, orderBody(pass, [501]), days);
+    await placeOrder(pass, [300]);
+  });
+});

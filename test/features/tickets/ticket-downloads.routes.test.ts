@@ -84,20 +84,21 @@ describe("GET /tickets/<uid>", () => {
     expect(types.sort()).toEqual(["Regular", "Regular", "VIP"]);
   });
 
-  it("a passe-partout order has a page for every ticket, the children's included", async () => {
+  it("a passe-partout order has a page for every ticket: one per unit at each child event", async () => {
     const group = unique("G");
     const c1 = await newEvent({ event_name: unique("Child one "), group_type: 1, event_group: group });
     const c2 = await newEvent({ event_name: unique("Child two "), group_type: 1, event_group: group });
     const p = await newEvent({ event_name: unique("Pass "), group_type: 3, event_group: group });
     const pass = await createTicketType(p.id, { name: "Weekend pass", price: 99 });
     const order = await placeOrder(p.id, [pass.id], { [pass.id]: 2 });
+    // decisions.md 15 "Confirmed as built": one ticket per unit at each child event, none at the passe-partout itself.
     const tickets = await expectJson(call("GET", `/admin/tickets/${order.id}`), 200);
-    expect(tickets.tickets).toHaveLength(6);
+    expect(tickets.tickets).toHaveLength(4);
 
     const { doc } = await expectPdf(download(order.uid), order.id);
-    expect(doc.getPageCount()).toBe(6);
+    expect(doc.getPageCount()).toBe(4);
     const names = doc.getPages().map((_, i) => pageLines(doc, i).find((l) => [p.event_name, c1.event_name, c2.event_name].includes(l)));
-    expect(names.filter((n) => n === p.event_name)).toHaveLength(2);
+    expect(names.filter((n) => n === p.event_name)).toHaveLength(0);
     expect(names.filter((n) => n === c1.event_name)).toHaveLength(2);
     expect(names.filter((n) => n === c2.event_name)).toHaveLength(2);
   });
