@@ -367,7 +367,9 @@ describe("GET /admin/events/<id>/scans", () => {
 
   it("_fields keeps only what is asked for", async () => {
     expect(await expectJson(get(`/admin/events/${fx.e3}/scans?_fields=id`), 200)).toStrictEqual({ id: fx.e3 });
-    expect(await expectJson(get(`/admin/events/${fx.e3}/scans?_fields=tickets`), 200)).toStrictEqual({ tickets: [scanLine("Free", 1, [["Main", 0, 1]]), scanLine("Pass", 3, [])] });
+    expect(await expectJson(get(`/admin/events/${fx.e3}/scans?_fields=tickets`), 200)).toStrictEqual({
+      tickets: [scanLine("Free", 1, [["Main", 0, 1]]), scanLine("Pass", 3, [])],
+    });
   });
 });
 
