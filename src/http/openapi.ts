@@ -96,6 +96,58 @@ const ERROR_ENVELOPE: Json = {
   },
 };
 
+/**
+ * The tags, declared once with what they group: an operation's tag is its path's first segment (two under `/admin/`),
+ * the meta routes share one. Generated clients group their functions by tag; the builder refuses a tag not listed here.
+ */
+const TAGS: Readonly<Record<string, string>> = {
+  meta: "The service's name, readiness check, this document and its rendered page; no key.",
+  orders: "A customer's view of an order: confirming an RSVP booking and its status, by the order's capability.",
+  pay: "The no-money test provider's checkout page (`PAYMENT_PROVIDER=test`).",
+  tickets: "An order's e-tickets: download and personalisation, by the order's capability.",
+  invoices: "An order's invoice, by the order's capability.",
+  payments: "Notices from the payment provider (Stripe), signed by it.",
+  scans: "Door scanning with a scan key: scan a ticket, its history, the offline list of valid and revoked tickets.",
+  "scan-keys": "What a door phone keeps: the keys that verify signed ticket codes and its own key's settings.",
+  events: "A shop front's calls with the ordering key: an event's order form and placing a customer order.",
+  "admin/users": "Users and their application passwords (administrators).",
+  "admin/events": "Events and their ticket types, input fields, scan keys, sales and scan reports.",
+  "admin/pdf-templates": "PDF templates for tickets and invoices.",
+  "admin/emaillists": "An event's email list (name, email, cap per address), uploaded as CSV.",
+  "admin/logs": "The business log: entries on orders, payments, emails, webhooks and dropped queue messages.",
+  "admin/orders": "Orders: listing, dashboard orders, changes, deletion and refunds.",
+  "admin/tickets": "An order's tickets: read, issue again, delete.",
+  "admin/coupons": "Coupons, their counters and bulk coupon emails.",
+  "admin/bulk": "Bulk actions over selected orders: refunds and the order email again.",
+  "admin/webhooks": "Webhooks, their counters, pings and deliveries.",
+  "admin/emails": "The outbox: the emails the service sent or will send.",
+};
+
+const META_PATHS = new Set([API_BASE, `${API_BASE}/health`, `${API_BASE}/openapi.json`, `${API_BASE}/docs`]);
+
+function tagOf(path: string): string {
+  if (META_PATHS.has(path)) return "meta";
+  return path
+    .replace(`${API_BASE}/`, "")
+    .split("/")
+    .slice(0, path.includes("/admin/") ? 2 : 1)
+    .join("/");
+}
+
+/** Said wherever `_fields` narrows an answer (http/fields.ts), so a validator of real traffic expects a subset. */
+const FIELDS_SUBSET = "only the named fields are present, so the schema's required properties hold only for an answer without `_fields`";
+
+const FIELDS_PARAMETER: Json = {
+  name: "_fields",
+  in: "query",
+  required: false,
+  description: `Comma-separated names of top-level fields to answer (of each item, in a collection): ${FIELDS_SUBSET}. \`_links\` stays only when named, \`_embedded\` when named or when \`_embed\` asks for it; unknown names are ignored.`,
+  schema: { type: "string" },
+};
+
+/** Lower camel case: a name a generated client can use as it is. */
+const OPERATION_ID = /^[a-z][a-zA-Z0-9]*$/;
+
 const ENVELOPE: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
 
 /** Response headers, declared once (components.headers) and referred to. */
@@ -232,9 +284,9 @@ function operation(method: string, path: string, chain: Chain, examples: Readonl
   const key = `${method.toLowerCase()} ${path}`;
   const params: Json[] = [];
   let body: Json | null = null;
-  let routeDoc: RouteDoc | undefined;
+  let described: RouteDoc | undefined;
   for (const handler of chain.own) {
-    routeDoc ??= routeDocOf(handler);
+    described ??= routeDocOf(handler);
     const recorded = recordedSchemaOf(handler);
     if (!recorded) continue;
     if (recorded.target === "param") params.push(...parameters(recorded, "path"));
@@ -244,6 +296,13 @@ function operation(method: string, path: string, chain: Chain, examples: Readonl
       body = { "application/json": { schema: jsonSchema(recorded.schema) }, ...(alternative ? formContent(alternative) : {}) };
     } else body = formContent(recorded);
   }
+  // Every operation carries a deliberate name: a generated client's function is called after it.
+  if (!described?.operationId) throw new Error(`${method} ${path} has no operationId: describe it with describeRoute({ operationId, ... })`);
+  const routeDoc = described;
+  if (!OPERATION_ID.test(routeDoc.operationId)) throw new Error(`${method} ${path}: operationId ${routeDoc.operationId} is not lowerCamelCase`);
+  // `_fields` narrows what a GET answers through http/respond.ts (every JSON answer but those written whole).
+  const narrows = method === "GET" && routeDoc.success.kind === "json" && !routeDoc.success.whole;
+  if (narrows) params.push(FIELDS_PARAMETER);
   // Path parameters no validator names still have to be declared.
   for (const name of path.match(/\{([^}]+)\}/g)?.map((m) => m.slice(1, -1)) ?? []) {
     if (!params.some((p) => p.in === "path" && p.name === name)) params.push({ name, in: "path", required: true, schema: { type: "string" } });
@@ -252,27 +311,19 @@ function operation(method: string, path: string, chain: Chain, examples: Readonl
   params.push(...headerParameters(docs, routeDoc));
   const noted = NOTED_RESPONSES[key] ?? {};
   const extraHeaders = docs.flatMap((d) => d.successHeaders ?? []);
-  const success = routeDoc
-    ? {
-        ...(routeDoc.alsoSuccess ? successResponse(routeDoc.alsoSuccess, extraHeaders, undefined, components) : {}),
-        ...successResponse(routeDoc.success, extraHeaders, examples[key], components),
-        ...(routeDoc.notModified ? { "304": { description: routeDoc.notModified, headers: headerRefs(["ETag"]) } } : {}),
-      }
-    : { "2XX": { description: "Success." } };
+  const main = successResponse(routeDoc.success, extraHeaders, examples[key], components);
+  const success = {
+    ...(routeDoc.alsoSuccess ? successResponse(routeDoc.alsoSuccess, extraHeaders, undefined, components) : {}),
+    ...main,
+    ...(routeDoc.notModified ? { "304": { description: routeDoc.notModified, headers: headerRefs(["ETag"]) } } : {}),
+  };
   for (const [status, response] of Object.entries(success)) if (noted[status]) response.description = noted[status];
+  if (narrows) for (const response of Object.values(main)) response.description = `${response.description} With \`_fields\`, ${FIELDS_SUBSET}.`;
   return {
-    operationId: `${method.toLowerCase()}${path
-      .replace(API_BASE, "")
-      .replace(/[{}]/g, "")
-      .replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
-    tags: [
-      path
-        .replace(`${API_BASE}/`, "")
-        .split("/")
-        .slice(0, path.includes("/admin/") ? 2 : 1)
-        .join("/") || "meta",
-    ],
-    ...(routeDoc ? { summary: routeDoc.summary, description: routeDoc.description } : {}),
+    operationId: routeDoc.operationId,
+    tags: [tagOf(path)],
+    summary: routeDoc.summary,
+    description: routeDoc.description,
     security: security(path),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body ? { requestBody: { required: true, content: body } } : {}),
@@ -339,20 +390,33 @@ export function openApiDocument(app: Hono<any>, serverUrl: string, options: Docu
   });
   const paths: Record<string, Json> = {};
   const components: Record<string, Json> = {};
+  const named = new Map<string, string>();
   for (const [key, chain] of chains) {
     const [method, honoPath] = key.split(" ") as [string, string];
     const path = openApiPath(honoPath);
-    paths[path] = { ...(paths[path] ?? {}), [method.toLowerCase()]: operation(method, path, chain, options.examples ?? {}, components) };
+    const op = operation(method, path, chain, options.examples ?? {}, components);
+    const id = op.operationId as string;
+    const other = named.get(id);
+    if (other) throw new Error(`operationId ${id} names both ${other} and ${method} ${path}`);
+    named.set(id, `${method} ${path}`);
+    paths[path] = { ...(paths[path] ?? {}), [method.toLowerCase()]: op };
   }
+  const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops as Record<string, Json>).flatMap((op) => op.tags as string[])));
+  const undeclared = [...used].filter((tag) => !(tag in TAGS));
+  if (undeclared.length > 0) throw new Error(`Tags without a declaration in http/openapi.ts TAGS: ${undeclared.join(", ")}`);
   return {
     openapi: "3.1.0",
     info: {
       title: "Ticketing API",
       version: "1.0.0",
       description:
-        "Events, orders, e-tickets, scanning, webhooks and bulk actions. Generated from the running service's routes. Every failure answers the error envelope `{code, message, data: {status, params?}}` unless a route says otherwise.",
+        "Events, orders, e-tickets, scanning, webhooks and bulk actions. Generated from the running service's routes. Every failure answers the error envelope `{code, message, data: {status, params?}}` unless a route says otherwise. " +
+        `A \`GET\` that takes \`_fields\` answers a subset of the object described: with \`_fields\`, ${FIELDS_SUBSET}.`,
     },
     servers: [{ url: serverUrl }],
+    tags: Object.entries(TAGS)
+      .filter(([name]) => used.has(name))
+      .map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: { Error: ERROR_ENVELOPE, ...Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))) },

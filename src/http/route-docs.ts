@@ -26,7 +26,15 @@ export type ResponseHeader =
 
 /** A successful answer. */
 export type Success =
-  | { kind: "json"; status: 200 | 201 | 202; schema: z.ZodType; description: string; headers: readonly ResponseHeader[] }
+  | {
+      kind: "json";
+      status: 200 | 201 | 202;
+      schema: z.ZodType;
+      description: string;
+      headers: readonly ResponseHeader[];
+      /** Written by the handler itself, not through http/respond.ts: `_fields` does not narrow it. */
+      whole?: true;
+    }
   | { kind: "pdf"; description: string }
   | { kind: "image"; mediaTypes: readonly string[]; description: string }
   | { kind: "html"; description: string }
@@ -42,6 +50,12 @@ export interface RequestHeader {
 }
 
 export interface RouteDoc {
+  /**
+   * The operation's stable name, lowerCamelCase, for what it does as an integrator sees it (`listEvents`,
+   * `createCustomerOrder`, `scanTicket`): a generated client names its function after it. Unique in the document;
+   * the verbs are list, get, create, update, delete, replace, or a specific one (docs/wire-conventions.md "The OpenAPI document").
+   */
+  operationId: string;
   /** One line: what the route does. */
   summary: string;
   /** Markdown: the rules a client needs beyond the schemas. */
@@ -99,8 +113,6 @@ export function named<S extends z.ZodType>(id: string, schema: S): S {
   return schema.meta({ id }) as S;
 }
 
-const FIELDS_NOTE = "`_fields` narrows each answer to the fields it names.";
-
 /** The failure of every route that asks an event's object (decisions.md 15 "Overload"). */
 export const OVERLOADED =
   "`rest_overloaded` with `Retry-After` (1 to 5 seconds): the event's object (or the database) is too busy to answer, or stays behind its catalogue; nothing was decided or written: try again after the wait.";
@@ -117,8 +129,10 @@ export const answers = {
     description,
     headers: ["Location"],
   }),
+  /** `200` with a JSON body the handler writes itself (meta routes, the ping): `_fields` does not narrow it. */
+  whole: (schema: z.ZodType, description: string): Success => ({ kind: "json", status: 200, schema, description, headers: [], whole: true }),
   /** A paged collection: `X-WP-Total`, `X-WP-TotalPages` and `Link` (`prev`, `next`). */
-  page: (item: z.ZodType, description = `One page of the collection. ${FIELDS_NOTE}`): Success => ({
+  page: (item: z.ZodType, description = "One page of the collection."): Success => ({
     kind: "json",
     status: 200,
     schema: z.array(item),
@@ -126,7 +140,7 @@ export const answers = {
     headers: ["X-WP-Total", "X-WP-TotalPages", "Link"],
   }),
   /** An unpaged collection: every row, `X-WP-Total` and `X-WP-TotalPages: 1`. */
-  collection: (item: z.ZodType, description = `The whole collection, on one page. ${FIELDS_NOTE}`): Success => ({
+  collection: (item: z.ZodType, description = "The whole collection, on one page."): Success => ({
     kind: "json",
     status: 200,
     schema: z.array(item),

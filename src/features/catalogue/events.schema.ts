@@ -219,22 +219,26 @@ const EMBED_NOTE = "`_embed` inlines ticket types, input fields, scan keys, sale
 /** The routes of `/admin/events` (decisions.md 4), for the OpenAPI document. */
 export const eventsApi = {
   list: {
+    operationId: "listEvents",
     summary: "List events",
     description: `The events the user may see (an organizer: its authorised events), paged. ${EMBED_NOTE}`,
     success: answers.page(eventWithEmbeds),
   },
   create: {
+    operationId: "createEvent",
     summary: "Create an event",
     description: "Only `event_name` is required; every other field takes its default. `id` and `sold` are read-only.",
     success: answers.created(eventView),
   },
-  get: { summary: "Get an event", description: EMBED_NOTE, success: answers.ok(eventWithEmbeds) },
+  get: { operationId: "getEvent", summary: "Get an event", description: EMBED_NOTE, success: answers.ok(eventWithEmbeds) },
   update: {
+    operationId: "updateEvent",
     summary: "Change an event",
     description: "Changes the fields sent. Read-only fields (`id`, `sold`) may be sent back unchanged; changed they are a `400`.",
     success: answers.ok(eventView),
   },
   delete: {
+    operationId: "deleteEvent",
     summary: "Delete an event",
     description: "Deletes the event with its ticket types, input fields and scan keys; with `force=true` also its orders.",
     success: answers.ok(deletedView(eventView.omit({ _links: true })), "`deleted` and the event as it was, without `_links`."),

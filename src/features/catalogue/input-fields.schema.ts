@@ -50,24 +50,28 @@ export const inputFieldView = named(
 /** The routes of `/admin/events/<event_id>/input-fields` (spec: Input fields). */
 export const inputFieldsApi = {
   list: {
+    operationId: "listInputFields",
     summary: "List an event's input fields",
     description: "Every input field of the event, in form order, on one page.",
     success: answers.collection(inputFieldView),
   },
   create: {
+    operationId: "createInputField",
     summary: "Create an input field",
     description: "Only `name` is required. Names are unique per event and may not be the order's own (`Order-id`, `Name`, `Email`).",
     success: answers.created(inputFieldView),
     errors: { "409": "`rest_conflict`: the event already has an input field of this name." },
   },
-  get: { summary: "Get an input field", description: "`_fields` narrows the answer.", success: answers.ok(inputFieldView) },
+  get: { operationId: "getInputField", summary: "Get an input field", description: "`_fields` narrows the answer.", success: answers.ok(inputFieldView) },
   update: {
+    operationId: "updateInputField",
     summary: "Change an input field",
     description: "Changes the fields sent; `id` may be sent back unchanged.",
     success: answers.ok(inputFieldView),
     errors: { "409": "`rest_conflict`: another input field has this name, or a ticket type uses the field in a way the change breaks." },
   },
   delete: {
+    operationId: "deleteInputField",
     summary: "Delete an input field",
     description: "Only a field no ticket type names in `personalise` or `layout`.",
     success: answers.ok(deletedView(inputFieldView.omit({ id: true, _links: true })), "`deleted` and the input field as it was, without `id` and `_links`."),

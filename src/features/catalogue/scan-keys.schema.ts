@@ -49,21 +49,29 @@ export const scanKeyView = named(
 
 /** The routes of `/admin/events/<event_id>/scan-keys` (decisions.md 6). */
 export const scanKeysApi = {
-  list: { summary: "List an event's scan keys", description: "Every scan key of the event, on one page.", success: answers.collection(scanKeyView) },
+  list: {
+    operationId: "listScanKeys",
+    summary: "List an event's scan keys",
+    description: "Every scan key of the event, on one page.",
+    success: answers.collection(scanKeyView),
+  },
   create: {
+    operationId: "createScanKey",
     summary: "Create a scan key",
     description: "Only `location` is required; the service makes the `key` unless one is sent. One key per location.",
     success: answers.created(scanKeyView),
     errors: { "409": "`rest_conflict`: the key is taken, or the event already has a key for this location." },
   },
-  get: { summary: "Get a scan key", description: "`_fields` narrows the answer.", success: answers.ok(scanKeyView) },
+  get: { operationId: "getScanKey", summary: "Get a scan key", description: "`_fields` narrows the answer.", success: answers.ok(scanKeyView) },
   update: {
+    operationId: "updateScanKey",
     summary: "Change a scan key",
     description: "Changes the fields sent; `key` may be sent back unchanged. Scanners see the change at once.",
     success: answers.ok(scanKeyView),
     errors: { "409": "`rest_conflict`: the event already has a key for this location." },
   },
   qr: {
+    operationId: "getScanKeyQrCode",
     summary: "Get a scan key's QR code for the door app",
     description: [
       "A QR code of `<origin>/ticketing/v1/door/#key=<key>` (the origin of this request; the app's folder, within its service worker's scope): a phone's camera pointed at the printed code opens the door app with the key set. The key is in the address's fragment, which browsers never send, so no server or log on the way sees it.",
@@ -72,6 +80,7 @@ export const scanKeysApi = {
     success: answers.image(["image/png", "image/svg+xml"], "The QR code, PNG or SVG."),
   },
   delete: {
+    operationId: "deleteScanKey",
     summary: "Delete a scan key",
     description: "The key stops admitting at once.",
     success: answers.ok(deletedView(scanKeyView.omit({ _links: true })), "`deleted` and the scan key as it was, without `_links`."),

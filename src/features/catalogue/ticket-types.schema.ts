@@ -108,21 +108,29 @@ export const ticketTypeView = named(
 
 /** The routes of `/admin/events/<event_id>/ticket-types` (spec: Ticket types). */
 export const ticketTypesApi = {
-  list: { summary: "List an event's ticket types", description: "Every ticket type of the event, on one page.", success: answers.collection(ticketTypeView) },
+  list: {
+    operationId: "listTicketTypes",
+    summary: "List an event's ticket types",
+    description: "Every ticket type of the event, on one page.",
+    success: answers.collection(ticketTypeView),
+  },
   create: {
+    operationId: "createTicketType",
     summary: "Create a ticket type",
     description: "`name` and `price` are required; `stock` only with `stock_control`. The answer leaves `sold` out (spec).",
     success: answers.created(ticketTypeView.omit({ sold: true })),
     errors: { "409": "`rest_conflict`: the event already has a ticket type of this name." },
   },
-  get: { summary: "Get a ticket type", description: "`_fields` narrows the answer.", success: answers.ok(ticketTypeView) },
+  get: { operationId: "getTicketType", summary: "Get a ticket type", description: "`_fields` narrows the answer.", success: answers.ok(ticketTypeView) },
   update: {
+    operationId: "updateTicketType",
     summary: "Change a ticket type",
     description: "Changes the fields sent; `id` and `sold` may be sent back unchanged.",
     success: answers.ok(ticketTypeView),
     errors: { "409": "`rest_conflict`: another ticket type has this name, or the input fields named changed meanwhile." },
   },
   delete: {
+    operationId: "deleteTicketType",
     summary: "Delete a ticket type",
     description: "Only a ticket type nothing refers to: no sold tickets, no scan key or coupon naming it.",
     success: answers.ok(deletedView(ticketTypeView.omit({ id: true, _links: true })), "`deleted` and the ticket type as it was, without `id` and `_links`."),

@@ -96,12 +96,14 @@ export type OrderStatusView = z.infer<typeof orderStatusView>;
 /** The shop front's routes (decisions.md 5.1, 5.7, 12, 13, 14): the API key or the publishable ordering key; status and confirmation take none. */
 export const checkoutApi = {
   orderForm: {
+    operationId: "getOrderForm",
     summary: "Get an event's order form",
     description:
       "What a shop front needs to render the form: the event, whether it is open (and why not), its ticket types and input fields, and for grouped events the dates.",
     success: answers.ok(orderFormView, "The order form."),
   },
   order: {
+    operationId: "createCustomerOrder",
     summary: "Place a customer order",
     description:
       "`tickets` names every ticket type of the event with its count. A paid order waits for payment at `payment.checkout_url`; a free one is final at once, or awaits its customer's email confirmation. Send an `Idempotency-Key` so that a retry never orders twice.",
@@ -115,11 +117,13 @@ export const checkoutApi = {
     },
   },
   status: {
+    operationId: "getOrderStatus",
     summary: "Get an order's status",
     description: "For the shop's thank-you page, which may poll it (CORS as the shop front). No key: the order's id and uid together are the capability.",
     success: answers.ok(orderStatusView, "The order's status."),
   },
   confirm: {
+    operationId: "confirmBooking",
     summary: "Confirm an RSVP booking",
     description: "The link of the email that asks a customer to confirm. No key: the emailed token is the capability.",
     success: answers.redirect(302, "Confirmed: to the event's confirmation `redirect`, or to the order's status."),

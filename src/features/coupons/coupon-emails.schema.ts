@@ -67,6 +67,7 @@ export type CouponEmailExampleInput = z.output<typeof couponEmailExampleBody>;
 /** The routes of `/admin/coupons/bulk/emails` (spec "Bulk coupon emails"; decisions.md 9, 10, 12). */
 export const couponEmailsApi = {
   list: {
+    operationId: "listCouponEmailTargets",
     summary: "Select the targets of a bulk coupon email",
     description:
       "Source `1`: coupons tied to an address, selected by code prefix and suffix, events, validity window and bounds. Source `0`: the entries of the events' email lists. Every parameter is required, used or not.",
@@ -90,12 +91,14 @@ export const couponEmailsApi = {
     ),
   },
   send: {
+    operationId: "sendCouponEmails",
     summary: "Send a bulk coupon email",
     description:
       "Mails each id its coupon (source 1) or a new coupon made from `template_code` (source 0; the caller's own coupon with that code, the new coupons the caller's too), through the outbox. One batch per call.",
     success: answers.ok(bulkErrorsView("id"), "What could not be sent, per id; empty when everything was."),
   },
   sendExample: {
+    operationId: "sendCouponEmailExample",
     summary: "Send a sample coupon email",
     description:
       "Mails a sample to `email` with every keyword replaced, to check the subject and body. At most 20 a day per user (a calendar day in the service's time zone); each one sent is logged.",

@@ -82,27 +82,40 @@ export const couponView = named(
 
 /** The routes of `/admin/coupons` (spec: Coupon, Coupons; decisions.md 12, 13). */
 export const couponsApi = {
-  list: { summary: "List coupons", description: "Paged; an organizer sees its own coupons limited to its events.", success: answers.page(couponView) },
+  list: {
+    operationId: "listCoupons",
+    summary: "List coupons",
+    description: "Paged; an organizer sees its own coupons limited to its events.",
+    success: answers.page(couponView),
+  },
   create: {
+    operationId: "createCoupon",
     summary: "Create a coupon",
     description:
       "`code`, `type` and `amount` are required; codes are unique per owner (the creating organizer; all administrators are one owner), compared case-insensitively. An organizer's coupon must name its events.",
     success: answers.created(couponView),
     errors: { "409": "`rest_conflict`: a coupon of the same owner has this code." },
   },
-  get: { summary: "Get a coupon", description: "`_fields` narrows the answer.", success: answers.ok(couponView) },
+  get: { operationId: "getCoupon", summary: "Get a coupon", description: "`_fields` narrows the answer.", success: answers.ok(couponView) },
   update: {
+    operationId: "updateCoupon",
     summary: "Change a coupon",
     description: "Changes the fields sent; `id`, the dates, `used` and `last_used` may be sent back unchanged.",
     success: answers.ok(couponView),
     errors: { "409": "`rest_conflict`: another coupon of the same owner has this code." },
   },
   delete: {
+    operationId: "deleteCoupon",
     summary: "Delete a coupon",
     description: "The coupon no longer applies to new orders.",
     success: answers.ok(deletedView(couponView.omit({ _links: true })), "`deleted` and the coupon as it was, without `_links`."),
   },
-  resetCounters: { summary: "Reset a coupon's counters", description: "`used` starts again from 0 and `last_used` is cleared.", success: answers.ok(couponView) },
+  resetCounters: {
+    operationId: "resetCouponCounters",
+    summary: "Reset a coupon's counters",
+    description: "`used` starts again from 0 and `last_used` is cleared.",
+    success: answers.ok(couponView),
+  },
 } satisfies Record<string, RouteDoc>;
 
 /** A coupon as the API shows it (spec: Coupon), its dates in the service's time zone. */

@@ -15,15 +15,26 @@ export const emailListView = named(
 
 /** The routes of `/admin/emaillists` (spec: Email lists). */
 export const emailListsApi = {
-  list: { summary: "List email lists", description: "The lists of the events the user may see, on one page.", success: answers.collection(emailListView) },
-  get: { summary: "Get an event's email list", description: "`_fields` narrows the answer.", success: answers.ok(emailListView) },
+  list: {
+    operationId: "listEmailLists",
+    summary: "List email lists",
+    description: "The lists of the events the user may see, on one page.",
+    success: answers.collection(emailListView),
+  },
+  get: { operationId: "getEmailList", summary: "Get an event's email list", description: "`_fields` narrows the answer.", success: answers.ok(emailListView) },
   upload: {
+    operationId: "uploadEmailList",
     summary: "Upload an event's email list",
     description: "A multipart upload: `file`, a CSV of `name,email,count` lines. `201` when the event had no list, `200` when the addresses were merged into its list.",
     success: answers.created(emailListView, "Created: the event's new list, its address in `Location`."),
     alsoSuccess: answers.ok(emailListView, "The addresses were merged into the event's list."),
   },
-  delete: { summary: "Delete an event's email list", description: "Removes every address of the list.", success: answers.ok(deletedView()) },
+  delete: {
+    operationId: "deleteEmailList",
+    summary: "Delete an event's email list",
+    description: "Removes every address of the list.",
+    success: answers.ok(deletedView()),
+  },
 } satisfies Record<string, RouteDoc>;
 
 export function presentEmailList(c: LinkBase, list: EmailListSummary) {

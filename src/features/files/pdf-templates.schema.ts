@@ -46,20 +46,38 @@ export const pdfTemplateView = named(
 
 /** The routes of `/admin/pdf-templates` (spec: PDF templates). */
 export const pdfTemplatesApi = {
-  list: { summary: "List PDF templates", description: "An administrator sees every template; other users their own.", success: answers.collection(pdfTemplateView) },
+  list: {
+    operationId: "listPdfTemplates",
+    summary: "List PDF templates",
+    description: "An administrator sees every template; other users their own.",
+    success: answers.collection(pdfTemplateView),
+  },
   create: {
+    operationId: "createPdfTemplate",
     summary: "Upload a PDF template",
     description: "A multipart upload: `file` (a one-page PDF, at most 10 MiB), `title`, optionally `type` and (administrators) `author_id`.",
     success: answers.created(pdfTemplateView),
   },
-  get: { summary: "Get a PDF template", description: "Its owner or an administrator. `_fields` narrows the answer.", success: answers.ok(pdfTemplateView) },
-  file: { summary: "Download a PDF template's file", description: "The PDF as uploaded; its owner or an administrator.", success: answers.pdf("The template's PDF.") },
+  get: {
+    operationId: "getPdfTemplate",
+    summary: "Get a PDF template",
+    description: "Its owner or an administrator. `_fields` narrows the answer.",
+    success: answers.ok(pdfTemplateView),
+  },
+  file: {
+    operationId: "downloadPdfTemplateFile",
+    summary: "Download a PDF template's file",
+    description: "The PDF as uploaded; its owner or an administrator.",
+    success: answers.pdf("The template's PDF."),
+  },
   update: {
+    operationId: "updatePdfTemplate",
     summary: "Change a PDF template",
     description: "JSON (`title`, `type`, `author_id`), or multipart with a new `file`. Only an administrator changes the owner.",
     success: answers.ok(pdfTemplateView),
   },
   delete: {
+    operationId: "deletePdfTemplate",
     summary: "Delete a PDF template",
     description: "Only a template no event or ticket type uses.",
     success: answers.ok(deletedView(pdfTemplateView.omit({ _links: true })), "`deleted` and the template as it was, without `_links`."),

@@ -23,10 +23,21 @@ const NEWEST = "The newest 1000 entries, on one page; `X-WP-Total` counts them a
 
 /** The routes of `/admin/logs` (spec: Error logs). */
 export const logsApi = {
-  list: { summary: "List log entries", description: `${NEWEST} An organizer sees those of its events.`, success: answers.collection(logView) },
-  ofOrder: { summary: "List an order's log entries", description: NEWEST, success: answers.collection(logView) },
-  get: { summary: "Get a log entry", description: "Not in the spec's table; it makes the entries' `self` links answer.", success: answers.ok(logView) },
+  list: {
+    operationId: "listLogEntries",
+    summary: "List log entries",
+    description: `${NEWEST} An organizer sees those of its events.`,
+    success: answers.collection(logView),
+  },
+  ofOrder: { operationId: "listOrderLogEntries", summary: "List an order's log entries", description: NEWEST, success: answers.collection(logView) },
+  get: {
+    operationId: "getLogEntry",
+    summary: "Get a log entry",
+    description: "Not in the spec's table; it makes the entries' `self` links answer.",
+    success: answers.ok(logView),
+  },
   delete: {
+    operationId: "deleteLogEntry",
     summary: "Delete a log entry",
     description: "Entries of no event are the administrators' alone.",
     success: answers.ok(deletedView(logView.omit({ _links: true })), "`deleted` and the entry as it was, without `_links`."),

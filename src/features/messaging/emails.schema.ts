@@ -43,11 +43,12 @@ export const emailView = named(
 /** The routes of `/admin/emails` (decisions.md 9, 13): the outbox, for administrators. */
 export const emailsApi = {
   list: {
+    operationId: "listEmails",
     summary: "List the outbox",
     description: "Every email the service sent or will send, paged; `search` matches the recipient's address.",
     success: answers.page(emailView),
   },
-  get: { summary: "Get an email", description: "One outbox row, with the last error when a send failed.", success: answers.ok(emailView) },
+  get: { operationId: "getEmail", summary: "Get an email", description: "One outbox row, with the last error when a send failed.", success: answers.ok(emailView) },
 } satisfies Record<string, RouteDoc>;
 
 /** An outbox row (decisions.md 13, "The outbox row"), plus the last error when a send failed. */

@@ -101,32 +101,47 @@ export const pingView = z.object({
 
 /** The routes of `/admin/webhooks` (spec: Webhooks; decisions.md 8). Administrators only. */
 export const webhooksApi = {
-  list: { summary: "List webhooks", description: "Every webhook, on one page.", success: answers.collection(webhookView) },
+  list: { operationId: "listWebhooks", summary: "List webhooks", description: "Every webhook, on one page.", success: answers.collection(webhookView) },
   create: {
+    operationId: "createWebhook",
     summary: "Create a webhook",
     description: "`name`, `url`, `secret` and `topic` are required. Webhooks are created disabled; enable one with `PUT`.",
     success: answers.created(webhookView),
   },
-  get: { summary: "Get a webhook", description: "`_fields` narrows the answer.", success: answers.ok(webhookView) },
-  update: { summary: "Change a webhook", description: "Changes the fields sent; the counters and dates may be sent back unchanged.", success: answers.ok(webhookView) },
+  get: { operationId: "getWebhook", summary: "Get a webhook", description: "`_fields` narrows the answer.", success: answers.ok(webhookView) },
+  update: {
+    operationId: "updateWebhook",
+    summary: "Change a webhook",
+    description: "Changes the fields sent; the counters and dates may be sent back unchanged.",
+    success: answers.ok(webhookView),
+  },
   delete: {
+    operationId: "deleteWebhook",
     summary: "Delete a webhook",
     description: "Pending deliveries are dropped.",
     success: answers.ok(deletedView(webhookView.omit({ _links: true })), "`deleted` and the webhook as it was, without `_links`."),
   },
   resetCounters: {
+    operationId: "resetWebhookCounters",
     summary: "Reset a webhook's counters",
     description: "`pending`, `delivered`, `retries`, `failed` and their dates start again.",
     success: answers.ok(webhookView),
   },
   ping: {
+    operationId: "pingWebhook",
     summary: "Ping a webhook",
     description: "Sends a signed empty body to the webhook's `url` now (not through the queue) and answers what went over the wire; no counter changes.",
-    success: answers.ok(pingView),
+    success: answers.whole(pingView, "The delivery as it went over the wire."),
   },
-  deliveries: { summary: "List a webhook's deliveries", description: "The newest 100 deliveries, on one page.", success: answers.collection(deliveryView) },
-  delivery: { summary: "Get a delivery", description: "One entry of the delivery log.", success: answers.ok(deliveryView) },
+  deliveries: {
+    operationId: "listWebhookDeliveries",
+    summary: "List a webhook's deliveries",
+    description: "The newest 100 deliveries, on one page.",
+    success: answers.collection(deliveryView),
+  },
+  delivery: { operationId: "getWebhookDelivery", summary: "Get a delivery", description: "One entry of the delivery log.", success: answers.ok(deliveryView) },
   redeliver: {
+    operationId: "redeliverWebhookDelivery",
     summary: "Send a delivery again",
     description: "The same body under a new delivery id, through the queue.",
     success: answers.created(deliveryView, "Created: the new delivery, its address in `Location`."),

@@ -58,11 +58,13 @@ export const CRITERIA_NOTE = "Every criterion is required: the creation window (
 /** The routes of `/admin/bulk/order-emails` (spec "Bulk order emails"; decisions.md 10). */
 export const bulkOrderEmailsApi = {
   list: {
+    operationId: "listOrderEmailTargets",
     summary: "Select orders for a bulk order email",
     description: `The final orders matching the criteria. ${CRITERIA_NOTE}`,
     success: answers.ok(selectedOrdersView),
   },
   send: {
+    operationId: "resendOrderEmails",
     summary: "Send the order email again to orders",
     description: "Queues each order's confirmation email again, through the outbox. One batch per call.",
     success: answers.ok(bulkErrorsView("order_id"), "What could not be queued, per order; empty when everything was."),

@@ -36,8 +36,14 @@ export const orderTicketsView = named(
 
 /** The routes of `/admin/tickets/<order_id>` (spec: Tickets of an order). */
 export const orderTicketsApi = {
-  get: { summary: "Get an order's tickets", description: "Each ticket with its event, type and scans.", success: answers.ok(orderTicketsView) },
+  get: {
+    operationId: "getOrderTickets",
+    summary: "Get an order's tickets",
+    description: "Each ticket with its event, type and scans.",
+    success: answers.ok(orderTicketsView),
+  },
   issue: {
+    operationId: "reissueOrderTickets",
     summary: "Issue an order's tickets again",
     description: "New ticket ids for a final order whose tickets were deleted; scanners know them at once.",
     success: answers.created(orderTicketsView, "Created: the order's new tickets; `Location` is this route."),
@@ -47,6 +53,7 @@ export const orderTicketsApi = {
     },
   },
   delete: {
+    operationId: "deleteOrderTickets",
     summary: "Delete an order's tickets",
     description: "The tickets are gone and no longer scan anywhere; `sold` is unchanged.",
     success: answers.ok(deletedView()),

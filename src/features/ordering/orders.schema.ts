@@ -160,8 +160,14 @@ const EMBED_NOTE = "`_embed` adds the tickets and their scans under `_embedded`;
 
 /** The routes of `/admin/orders` (spec: Orders; decisions.md 5.2). */
 export const ordersApi = {
-  list: { summary: "List orders", description: `Paged; an organizer sees the orders of its events. ${EMBED_NOTE}`, success: answers.page(orderWithTickets) },
+  list: {
+    operationId: "listOrders",
+    summary: "List orders",
+    description: `Paged; an organizer sees the orders of its events. ${EMBED_NOTE}`,
+    success: answers.page(orderWithTickets),
+  },
   create: {
+    operationId: "createDashboardOrder",
     summary: "Place a dashboard order",
     description:
       "An order for an event with `add_dashboard_orders_needed`, final at once (`payment_status: dashboard`, or as `amount` says). `tickets` names every ticket type of the event with its count.",
@@ -173,13 +179,15 @@ export const ordersApi = {
       "503": OVERLOADED,
     },
   },
-  get: { summary: "Get an order", description: EMBED_NOTE, success: answers.ok(orderWithTickets) },
+  get: { operationId: "getOrder", summary: "Get an order", description: EMBED_NOTE, success: answers.ok(orderWithTickets) },
   update: {
+    operationId: "updateOrder",
     summary: "Change an order's contact and status",
     description: "Only `custom_status`, `name` and `email` change; every other field may be sent back unchanged.",
     success: answers.ok(contactView.extend({ _links: linksView }), "The changeable fields as they are now."),
   },
   delete: {
+    operationId: "deleteOrder",
     summary: "Delete an order",
     description: "The order and its tickets are gone; its stock is given back.",
     success: answers.ok(deletedView(contactView), "`deleted` and the order's contact and status as they were."),

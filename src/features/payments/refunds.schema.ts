@@ -18,6 +18,7 @@ export const refundOneBody = z.strictObject({ amount: money.optional() });
 /** The refund routes (spec "Orders", "Bulk refunds"; decisions.md 10): the refunds themselves run in the queue. */
 export const refundsApi = {
   one: {
+    operationId: "refundOrder",
     summary: "Refund an order",
     description:
       "Asks the payment provider, through the queue, to refund a paid order: its total, or `amount` of it. The order turns `refunded` when the provider has done it; the same order is refunded once however often asked.",
@@ -25,11 +26,13 @@ export const refundsApi = {
     errors: { "409": "`order_not_paid`: only a paid order can be refunded." },
   },
   list: {
+    operationId: "listRefundTargets",
     summary: "Select orders for a bulk refund",
     description: `The paid orders matching the criteria. ${CRITERIA_NOTE}`,
     success: answers.ok(selectedOrdersView),
   },
   send: {
+    operationId: "refundOrders",
     summary: "Refund orders in bulk",
     description: "Queues a refund of each order, less `cost` per ticket or per order (`cost_type`). One batch per call.",
     success: answers.ok(bulkErrorsView("order_id"), "What could not be queued, per order; empty when everything was."),

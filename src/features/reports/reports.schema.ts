@@ -34,8 +34,18 @@ const GROUP = "Of every event of the event's group the user may see (the event a
 
 /** The reports (spec "Reports", "Sales and scan reports"). `_fields` narrows them. */
 export const reportsApi = {
-  sales: { summary: "Get an event's sales report", description: "Orders, amounts and tickets per payment status and ticket type.", success: answers.ok(salesReportView) },
-  groupSales: { summary: "Get the sales report of an event's group", description: GROUP, success: answers.ok(groupSalesReportView) },
-  scans: { summary: "Get an event's scan report", description: "Scans per ticket type, location and level.", success: answers.ok(scansReportView) },
-  groupScans: { summary: "Get the scan report of an event's group", description: GROUP, success: answers.ok(groupScansReportView) },
+  sales: {
+    operationId: "getSalesReport",
+    summary: "Get an event's sales report",
+    description: "Orders, amounts and tickets per payment status and ticket type.",
+    success: answers.ok(salesReportView),
+  },
+  groupSales: { operationId: "getGroupSalesReport", summary: "Get the sales report of an event's group", description: GROUP, success: answers.ok(groupSalesReportView) },
+  scans: {
+    operationId: "getScanReport",
+    summary: "Get an event's scan report",
+    description: "Scans per ticket type, location and level.",
+    success: answers.ok(scansReportView),
+  },
+  groupScans: { operationId: "getGroupScanReport", summary: "Get the scan report of an event's group", description: GROUP, success: answers.ok(groupScansReportView) },
 } satisfies Record<string, RouteDoc>;

@@ -125,12 +125,14 @@ export const scanKeySelfView = named(
 /** The public scan routes (spec "Public scans"; decisions.md 6, 13): a scan key, no service key. */
 export const scansApi = {
   scan: {
+    operationId: "scanTicket",
     summary: "Scan a ticket",
     description: `The event's object decides from its own state at the key's level and location; the scan reaches D1 and \`scan.created\` through the queue. The code is a ticket id or a signed ticket code. ${KEY}`,
     success: answers.ok(scanResultView, "The decision; a refused ticket is a `200` too, with `status: false` and `error`."),
     errors: { "503": OVERLOADED },
   },
   revoked: {
+    operationId: "listRevokedTickets",
     summary: "List tickets revoked since a moment",
     description: `For offline scanners: tickets of the key's event that stopped being valid since \`since\` (the event's time zone; all when omitted), newest last. ${KEY}`,
     success: answers.ok(
@@ -139,6 +141,7 @@ export const scansApi = {
     ),
   },
   valid: {
+    operationId: "listValidTickets",
     summary: "List the event's valid tickets (offline list)",
     description: [
       `For scanners going offline: the valid tickets of the key's event, with the name a door checks (never the email). ${KEY}`,
@@ -162,6 +165,7 @@ export const scansApi = {
     },
   },
   ticket: {
+    operationId: "getTicketScans",
     summary: "Get a ticket and its scans",
     description: `The ticket (by id or signed code) with its scans since the last exit reload, for any scan key of its event. ${KEY}`,
     success: answers.ok(
@@ -179,6 +183,7 @@ export const scansApi = {
     errors: { "404": "`scan_ticket_not_found`: no valid ticket of the key's event has this id or code.", "503": OVERLOADED },
   },
   self: {
+    operationId: "getOwnScanKey",
     summary: "Get the scan key's own settings",
     description: [
       "For a door phone deciding scans offline: the event, level, location, date format and ticket filter of the scan key in `X-EVT-API-KEY`, as the event's object decides scans with them, and the ticket type ids the filter admits (compare them with the offline list's `ticket_type_id`). Never the key itself, nothing of another event.",
@@ -188,6 +193,7 @@ export const scansApi = {
     errors: { "503": OVERLOADED },
   },
   publicKeys: {
+    operationId: "listTicketSigningKeys",
     summary: "List the keys that verify signed ticket codes",
     description: "The Ed25519 public keys of the signed codes in QR codes, for scanners verifying offline. Any scan key.",
     success: answers.ok(

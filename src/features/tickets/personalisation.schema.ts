@@ -54,22 +54,26 @@ const CAPABILITY = "No key: the order's uid is the capability.";
 /** The public ticket routes (decisions.md 7, 13): no key, the order's uid is the capability. */
 export const ticketsApi = {
   personalisation: {
+    operationId: "getPersonalisation",
     summary: "Get what an order's tickets need personalised",
     description: `Each ticket of the order with the fields its type asks for, and whether it was saved. ${CAPABILITY}`,
     success: answers.ok(personalisationView, "The order's tickets and their fields."),
   },
   personalise: {
+    operationId: "personaliseTickets",
     summary: "Personalise an order's tickets",
     description: `Saves the values of some or all tickets, checked like order input fields; all named tickets are saved together or none. ${CAPABILITY}`,
     success: answers.ok(personalisationView, "The order's tickets and their fields, as saved."),
     errors: { "409": "`ticket_already_personalised`: a ticket is saved once." },
   },
   personalisePage: {
+    operationId: "getPersonalisationPage",
     summary: "The personalisation page",
     description: `A small page with one form per ticket, saving through the JSON route. ${CAPABILITY}`,
     success: answers.html("The page."),
   },
   download: {
+    operationId: "downloadTickets",
     summary: "Download an order's e-tickets",
     description: `The tickets as one PDF, one page each, on the ticket type's template with the QR code. An order of more tickets than one request renders (about 100) is rendered in parts by the queue: until its PDF is complete the answer is \`202\` with \`Retry-After\`; ask again then. ${CAPABILITY}`,
     success: answers.pdf("The tickets' PDF."),
@@ -80,6 +84,7 @@ export const ticketsApi = {
     },
   },
   invoice: {
+    operationId: "downloadInvoice",
     summary: "Download an order's invoice",
     description: `A one-page PDF: lines per ticket type, the discount, totals and the VAT per rate. ${CAPABILITY}`,
     success: answers.pdf("The invoice's PDF."),

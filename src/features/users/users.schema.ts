@@ -85,37 +85,43 @@ const newPassword = z.string().describe("The application password, shown this on
 
 /** The routes of `/admin/users` (decisions.md 2, 12, 13, 14). */
 export const usersApi = {
-  list: { summary: "List users", description: "Every user, on one page. Administrators only.", success: answers.collection(userView) },
+  list: { operationId: "listUsers", summary: "List users", description: "Every user, on one page. Administrators only.", success: answers.collection(userView) },
   create: {
+    operationId: "createUser",
     summary: "Create a user",
     description: "Administrators only. The answer carries the user's first application password, shown this once.",
     success: answers.created(userView.extend({ application_password: newPassword })),
     errors: { "409": "`rest_conflict`: the username or email is taken." },
   },
-  get: { summary: "Get a user", description: "Administrators only. `_fields` narrows the answer.", success: answers.ok(userView) },
+  get: { operationId: "getUser", summary: "Get a user", description: "Administrators only. `_fields` narrows the answer.", success: answers.ok(userView) },
   update: {
+    operationId: "updateUser",
     summary: "Change a user",
     description: "Administrators only. `username` is chosen once; `id`, `username` and `created` may be sent back unchanged.",
     success: answers.ok(userView),
     errors: { "409": "`rest_conflict`: the email is taken, or the change would leave no administrator." },
   },
   delete: {
+    operationId: "deleteUser",
     summary: "Delete a user",
     description: "Administrators only; the user's application passwords stop working at once.",
     success: answers.ok(deletedView(userView.omit({ _links: true })), "`deleted` and the user as it was, without `_links`."),
     errors: { "409": "`rest_conflict`: the last administrator cannot be deleted." },
   },
   addPassword: {
+    operationId: "createApplicationPassword",
     summary: "Add an application password",
     description: "Administrators only. A new password for the user, shown this once; `Location` is the user.",
     success: answers.created(z.object({ application_password: newPassword, uuid: z.string() })),
   },
   listPasswords: {
+    operationId: "listApplicationPasswords",
     summary: "List a user's application passwords",
     description: "An organizer may list its own; administrators anyone's. Never the passwords themselves.",
     success: answers.collection(applicationPasswordView),
   },
   revokePassword: {
+    operationId: "deleteApplicationPassword",
     summary: "Revoke an application password",
     description: "An organizer may revoke its own; administrators anyone's. The next call with it is refused.",
     success: answers.ok(deletedView(applicationPasswordView), "`deleted` and the password's entry as it was."),

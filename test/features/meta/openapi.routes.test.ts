@@ -2,7 +2,10 @@ import { validate } from "@hyperjump/json-schema/openapi-3-1";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app";
-import { answeringRoutes, openApiPath } from "../../../src/http/openapi";
+import { Hono } from "hono";
+import { z } from "zod";
+import { answeringRoutes, openApiDocument, openApiPath } from "../../../src/http/openapi";
+import { answers, describeRoute } from "../../../src/http/route-docs";
 import { NOTED_RESPONSES } from "../../../src/http/openapi-responses";
 import { call, expectJson } from "../../helpers/api";
 import { EXAMPLE_ORIGIN } from "../../helpers/openapi";
@@ -51,7 +54,10 @@ describe("GET /openapi.json", () => {
     expect(list.parameters.map((p: Json) => p.name)).toEqual(expect.arrayContaining(["per_page", "page", "search", "orderby"]));
     expect(list.parameters.every((p: Json) => p.in === "query")).toBe(true);
     const one = doc.paths["/ticketing/v1/admin/events/{id}"].get;
-    expect(one.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    expect(one.parameters).toEqual([
+      expect.objectContaining({ name: "id", in: "path", required: true }),
+      expect.objectContaining({ name: "_fields", in: "query", required: false }),
+    ]);
     const upload = doc.paths["/ticketing/v1/admin/pdf-templates"].post;
     expect(Object.keys(upload.requestBody.content)).toContain("multipart/form-data");
     expect(doc.paths["/ticketing/v1/scans"].post.security).toEqual([{ scanKey: [] }]);
@@ -67,9 +73,13 @@ describe("GET /openapi.json", () => {
     const doc = await documentOf();
     for (const [key, noted] of Object.entries(NOTED_RESPONSES)) {
       const [method, path] = key.split(" ") as [string, string];
-      const responses = doc.paths[path]?.[method]?.responses;
+      const op = doc.paths[path]?.[method];
+      const responses = op?.responses;
       expect(responses, key).toBeDefined();
-      for (const [status, description] of Object.entries(noted)) expect(responses[status]?.description, `${key} ${status}`).toBe(description);
+      // A success `_fields` narrows keeps the sentence that says so after the noted text.
+      const narrows = (op.parameters ?? []).some((p: Json) => p.name === "_fields");
+      for (const [status, description] of Object.entries(noted))
+        expect(responses[status]?.description, `${key} ${status}`).toBe(narrows && status.startsWith("2") ? `${description} ${FIELDS_SENTENCE}` : description);
     }
     expect(doc.paths["/ticketing/v1/health"].get.responses["503"].description).toContain("misconfigured");
     expect(doc.paths["/ticketing/v1/events/{id}/orders"].post.responses["503"].description).toContain("rest_payment_unavailable");
@@ -87,7 +97,101 @@ describe("GET /openapi.json", () => {
     const ids = Object.values(doc.paths as Record<string, Json>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it("names every operation for what it does (a stable lowerCamelCase operationId), never after its path", async () => {
+    const doc = await documentOf();
+    const ops = operationsOf(doc);
+    expect(ops.length).toBeGreaterThan(80);
+    for (const { method, path, op } of ops) {
+      expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+      expect(op.operationId, `${method} ${path}`).not.toBe(pathDerivedId(method, path));
+    }
+    expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
+    // The names a generated client shows, for the operations integrators use most.
+    const idOf = (method: string, path: string) => doc.paths[`/ticketing/v1${path}`][method].operationId;
+    expect(idOf("get", "/admin/events")).toBe("listEvents");
+    expect(idOf("get", "/admin/events/{id}")).toBe("getEvent");
+    expect(idOf("post", "/admin/events")).toBe("createEvent");
+    expect(idOf("put", "/admin/events/{id}")).toBe("updateEvent");
+    expect(idOf("delete", "/admin/events/{id}")).toBe("deleteEvent");
+    expect(idOf("get", "/admin/events/{id}/ticket-types")).toBe("listTicketTypes");
+    expect(idOf("delete", "/admin/events/{id}/ticket-types/{typeId}")).toBe("deleteTicketType");
+    expect(idOf("post", "/events/{id}/orders")).toBe("createCustomerOrder");
+    expect(idOf("get", "/orders/{id}/{uid}/status")).toBe("getOrderStatus");
+    expect(idOf("post", "/admin/orders")).toBe("createDashboardOrder");
+    expect(idOf("post", "/admin/orders/{id}/refund")).toBe("refundOrder");
+    expect(idOf("post", "/scans")).toBe("scanTicket");
+    expect(idOf("get", "/scans/tickets")).toBe("listValidTickets");
+    expect(idOf("post", "/admin/coupons/bulk/emails/send")).toBe("sendCouponEmails");
+    expect(idOf("get", "/admin/webhooks/{id}/ping")).toBe("pingWebhook");
+  });
+
+  it("declares every tag it uses once, at the top, each with a one-line description", async () => {
+    const doc = await documentOf();
+    const declared = (doc.tags ?? []) as Json[];
+    const names = declared.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const tag of declared) {
+      expect(typeof tag.description, tag.name).toBe("string");
+      expect(tag.description.length, tag.name).toBeGreaterThan(10);
+      expect(tag.description, tag.name).not.toContain("\n");
+    }
+    const used = new Set(operationsOf(doc).flatMap(({ op }) => op.tags as string[]));
+    expect([...used].filter((t) => !names.includes(t))).toEqual([]);
+    // And none declared that no operation uses.
+    expect(names.filter((t) => !used.has(t))).toEqual([]);
+  });
+
+  it("says `_fields` answers a subset: where a route narrows its answer, the parameter, the answer and the document say the required properties hold only for a full answer", async () => {
+    const doc = await documentOf();
+    expect(doc.info.description).toContain("`_fields`");
+    expect(doc.info.description).toContain(FIELDS_SUBSET);
+    const narrowing = operationsOf(doc).filter(({ op }) => (op.parameters ?? []).some((p: Json) => p.name === "_fields"));
+    const ids = narrowing.map(({ op }) => op.operationId);
+    // Every GET whose JSON answer goes through the shared presenters (http/respond.ts) narrows; these do not.
+    expect(ids).toEqual(expect.arrayContaining(["listEvents", "getEvent", "getOrder", "listOrders", "getOrderStatus", "listValidTickets", "getSalesReport"]));
+    for (const id of ["getServiceInfo", "checkHealth", "getOpenApiDocument", "pingWebhook", "createEvent", "updateEvent", "downloadTickets"])
+      expect(ids).not.toContain(id);
+    for (const { method, path, op } of narrowing) {
+      const param = op.parameters.find((p: Json) => p.name === "_fields");
+      expect(param, `${method} ${path}`).toMatchObject({ in: "query", required: false, schema: { type: "string" } });
+      expect(param.description, `${method} ${path}`).toContain(FIELDS_SUBSET);
+      const success = Object.entries(op.responses as Record<string, Json>).find(([status, r]) => status.startsWith("2") && r.content?.["application/json"]);
+      expect(success?.[1].description, `${method} ${path}`).toContain(FIELDS_SUBSET);
+    }
+    expect(narrowing.length).toBeGreaterThan(40);
+  });
+
+  it("refuses to build a document where an operation has no operationId or shares one", () => {
+    const same = { summary: "One", description: "", success: answers.ok(z.object({})) };
+    const twice = new Hono()
+      .get("/a", describeRoute({ operationId: "getThing", ...same }), (c) => c.json({}))
+      .get("/b", describeRoute({ operationId: "getThing", ...same }), (c) => c.json({}));
+    expect(() => openApiDocument(twice, "http://x")).toThrow(/getThing/);
+    const undescribed = new Hono().get("/a", (c) => c.json({}));
+    expect(() => openApiDocument(undescribed, "http://x")).toThrow(/operationId/);
+    const badlyNamed = new Hono().get("/a", describeRoute({ operationId: "get-thing", ...same }), (c) => c.json({}));
+    expect(() => openApiDocument(badlyNamed, "http://x")).toThrow(/get-thing/);
+  });
 });
+
+/** What the document says wherever `_fields` narrows an answer. */
+const FIELDS_SUBSET = "only the named fields are present";
+const FIELDS_SENTENCE = "With `_fields`, only the named fields are present, so the schema's required properties hold only for an answer without `_fields`.";
+
+function operationsOf(doc: Json): { method: string; path: string; op: Json }[] {
+  return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, ops]) =>
+    Object.entries(ops as Record<string, Json>).map(([method, op]) => ({ method, path, op })),
+  );
+}
+
+/** The operationId the document used to derive from the path (`getOrdersIdUidStatus`): no operation may keep it. */
+function pathDerivedId(method: string, path: string): string {
+  return `${method}${path
+    .replace("/ticketing/v1", "")
+    .replace(/[{}]/g, "")
+    .replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`;
+}
 
 describe("GET /docs", () => {
   /** The directives of a Content-Security-Policy, by name. */
