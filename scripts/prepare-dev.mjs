@@ -12,12 +12,8 @@ if (!existsSync(".dev.vars")) {
   console.warn("Note: .dev.vars sets no PAYMENT_PROVIDER, so paid orders answer 503 and /health says misconfigured. Add PAYMENT_PROVIDER=test for local work.");
 }
 
-// CI=true keeps wrangler from asking for confirmation, so the two set-up commands never stop at a prompt.
-const applied = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], {
-  stdio: "inherit",
-  env: { ...process.env, CI: "true" },
-  shell: process.platform === "win32",
-});
+// One summary line each; wrangler's own output only when a step fails (scripts/apply-local-migrations.mjs).
+const applied = spawnSync(process.execPath, ["scripts/apply-local-migrations.mjs"], { stdio: "inherit" });
 if (applied.status !== 0) process.exit(applied.status ?? 1);
 
 const fonts = spawnSync(process.execPath, ["scripts/upload-fonts.mjs", "--local"], { stdio: "inherit" });

@@ -48,10 +48,18 @@ writeFileSync(manifest, JSON.stringify(entries));
 const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
 const configArgs = config ? ["--config", config] : [];
 const put = spawnSync("wrangler", ["r2", "bulk", "put", BUCKET, "--filename", manifest, "--content-type", "font/woff", "--concurrency", "8", ...where, ...configArgs], {
-  stdio: ["ignore", "ignore", "inherit"],
+  // wrangler's output (a line per file, warnings) is printed only when the upload fails: one summary line otherwise.
+  stdio: ["ignore", "pipe", "pipe"],
+  encoding: "utf8",
+  maxBuffer: 64 * 1024 * 1024,
   env: { ...process.env, CI: "true" },
   shell: process.platform === "win32",
 });
-if (put.status !== 0) process.exit(put.status ?? 1);
+if (put.status !== 0) {
+  process.stdout.write(put.stdout ?? "");
+  process.stderr.write(put.stderr ?? "");
+  if (put.error) console.error(put.error.message);
+  process.exit(put.status || 1);
+}
 if (!remote) writeFileSync(marker, `${entries.length} files\n`);
 console.log(`Uploaded ${entries.length} font files to ${remote ? "the remote" : "the local"} bucket ${BUCKET} under ${FONT_PREFIX}.`);

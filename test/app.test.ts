@@ -1,9 +1,10 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import pkg from "../package.json";
 import worker from "../src/index";
 import { BASE, call, expectError, expectJson, ORIGIN, request } from "./helpers/api";
+import { expectLogged } from "./helpers/logs";
 
 describe("GET /ticketing/v1", () => {
   it("names the service and its version, without a key", async () => {
@@ -23,34 +24,35 @@ describe("GET /ticketing/v1/health", () => {
   };
 
   it("answers 503 misconfigured naming a missing PAYMENT_PROVIDER, and logs it, never a value", async () => {
-    const logged = vi.spyOn(console, "error");
-    try {
-      const res = await healthWith({ PAYMENT_PROVIDER: undefined, API_KEY: "health-check-secret-value" });
-      expect(await expectJson(res, 503)).toStrictEqual({ status: "misconfigured", settings: ["PAYMENT_PROVIDER"] });
-      const lines = logged.mock.calls.map((c) => c.join(" "));
-      expect(lines.some((l) => l.includes("PAYMENT_PROVIDER"))).toBe(true);
-      expect(lines.join("\n")).not.toContain("health-check-secret-value");
-    } finally {
-      logged.mockRestore();
-    }
+    const logged = expectLogged("error", /"msg":"incomplete configuration/);
+    const res = await healthWith({ PAYMENT_PROVIDER: undefined, API_KEY: "health-check-secret-value" });
+    expect(await expectJson(res, 503)).toStrictEqual({ status: "misconfigured", settings: ["PAYMENT_PROVIDER"] });
+    expect(logged.lines.some((l) => l.includes("PAYMENT_PROVIDER"))).toBe(true);
+    expect(logged.all.join("\n")).not.toContain("health-check-secret-value");
   });
 
   it("answers 503 misconfigured naming every invalid or missing setting, by name only", async () => {
+    const logged = expectLogged("error", /"msg":"invalid configuration"/);
     const res = await healthWith({ PASSWORD_PEPPER: undefined, TIMEZONE: "Mars/Olympus", PAYMENT_PROVIDER: "paypal" });
     const body = await expectJson(res, 503);
     expect(body.status).toBe("misconfigured");
     expect([...body.settings].sort()).toEqual(["PASSWORD_PEPPER", "PAYMENT_PROVIDER", "TIMEZONE"]);
     expect(JSON.stringify(body)).not.toContain("Mars");
+    expect(logged.lines).toHaveLength(1);
+    expect(JSON.parse(logged.lines[0] ?? "{}").settings).toEqual(["PASSWORD_PEPPER", "TIMEZONE", "PAYMENT_PROVIDER"]);
+    expect(logged.all.join("\n")).not.toContain("Mars");
   });
 
   it("answers 503 misconfigured naming PUBLIC_URL for a deployment without it (decisions.md 15), ok once it is set", async () => {
     // A deployment is anything but local development and the tests, which alone set ALLOW_HTTP_OUTBOUND (config.ts).
     const deployed = { ALLOW_HTTP_OUTBOUND: undefined, PAYMENT_PROVIDER: "test" };
+    const logged = expectLogged("error", /"msg":"incomplete configuration/);
     expect(await expectJson(healthWith({ ...deployed, PUBLIC_URL: undefined }), 503)).toStrictEqual({ status: "misconfigured", settings: ["PUBLIC_URL"] });
     expect(await expectJson(healthWith({ ...deployed, PUBLIC_URL: "" }), 503)).toStrictEqual({ status: "misconfigured", settings: ["PUBLIC_URL"] });
     expect(await expectJson(healthWith({ ...deployed, PUBLIC_URL: "https://tickets.example.com" }), 200)).toEqual({ status: "ok" });
     // Local development: the request's host is the link base, nothing is missing.
     expect(await expectJson(healthWith({ ALLOW_HTTP_OUTBOUND: "true", PUBLIC_URL: undefined }), 200)).toEqual({ status: "ok" });
+    expect(logged.lines.map((l) => JSON.parse(l).settings)).toEqual([["PUBLIC_URL"], ["PUBLIC_URL"]]);
   });
 
   it("answers ok with PAYMENT_PROVIDER=test chosen explicitly", async () => {

@@ -9,6 +9,7 @@ import type { EventObject } from "../src/event-object/event.do";
 import worker from "../src/index";
 import { consumeJobs, retryDelaySeconds } from "../src/queue";
 import { DEAD_LETTER_QUEUE } from "../src/queue";
+import { expectLogged } from "./helpers/logs";
 
 const db = openDb(env.DB);
 
@@ -66,6 +67,7 @@ describe("the jobs queue", () => {
     const seen: string[] = [];
     // The test harness records retries but not their options, so watch the call itself for the delay.
     const retry = vi.spyOn(batch.messages[1]!, "retry");
+    const retried = expectLogged("warn", /"msg":"job failed, will retry","kind":"breaks"/);
     await consumeJobs(batch, env, {
       works: async (_deps, _env, job) => void seen.push(job.kind),
       breaks: async () => {
@@ -77,6 +79,7 @@ describe("the jobs queue", () => {
     expect(result.explicitAcks).toEqual(["ok-1"]);
     expect(result.retryMessages).toEqual([{ msgId: "fail-1" }]);
     expect(retry).toHaveBeenCalledWith({ delaySeconds: retryDelaySeconds(3) });
+    expect(retried.lines.map((l) => JSON.parse(l))).toMatchObject([{ message_id: "fail-1", attempts: 3, error: "Error: provider down" }]);
     expect([1, 2, 3, 20].map(retryDelaySeconds)).toEqual([10, 20, 40, 3600]);
   });
 

@@ -3,6 +3,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { ADMIN, call, createUser, expectError, expectJson, request } from "../helpers/api";
+import { expectLogged } from "../helpers/logs";
 
 /** Calls the worker with some settings changed, as another deployment would be configured. */
 async function callWith(overrides: Record<string, unknown>, req: Request): Promise<Response> {
@@ -120,13 +121,17 @@ describe("the bootstrap administrator", () => {
 
 describe("misconfiguration", () => {
   it("answers 500 in the envelope, without details, when a required secret is missing", async () => {
+    const logged = expectLogged("error", /"msg":"invalid configuration"/);
     const res = await callWith({ PASSWORD_PEPPER: undefined }, request("GET", "/admin/users", { auth: { username: "x", password: "y" } }));
     const body = await expectError(res, 500, "rest_internal_error");
     expect(JSON.stringify(body)).not.toMatch(/PEPPER|stack|at /);
+    expect(logged.lines.map((l) => JSON.parse(l).settings)).toEqual([["PASSWORD_PEPPER"]]);
   });
 
   it("still answers health, which needs no D1, as 503 misconfigured naming the setting (decisions.md 14)", async () => {
+    const logged = expectLogged("error", /"msg":"invalid configuration"/);
     const res = await callWith({ PASSWORD_PEPPER: undefined, DB: undefined }, request("GET", "/health", { key: null, auth: null }));
     expect(await expectJson(res, 503)).toEqual({ status: "misconfigured", settings: ["PASSWORD_PEPPER"] });
+    expect(logged.lines.map((l) => JSON.parse(l).settings)).toEqual([["PASSWORD_PEPPER"]]);
   });
 });

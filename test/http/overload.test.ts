@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EventObject } from "../../src/event-object/event.do";
 import type { EventConfig } from "../../src/event-object/event-config";
 import { call, expectError, expectJson } from "../helpers/api";
+import { expectLogged } from "../helpers/logs";
 import { eq } from "drizzle-orm";
 import { tickets } from "../../src/db/schema";
 import { createScanKey, db } from "../helpers/catalogue";
@@ -38,12 +39,14 @@ async function expectOverloaded(res: Promise<Response>) {
 
 describe("an event object that stays behind its catalogue", () => {
   it("answers an order 503 rest_overloaded with Retry-After, and no order is written", async () => {
+    const logged = expectLogged("error", /"msg":"event object stays behind its catalogue"/);
     const event = await createOrderEvent();
     ignored.add(event.id);
     // The new type bumps the catalogue version in D1; its push is ignored, so the object stays behind.
     const type = await createOrderType(event.id, "Regular");
     await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
     expect(await ordersOf(event.id)).toEqual([]);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id]);
 
     ignored.clear(); // the next push reaches it: ordering works again
     await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
@@ -56,7 +59,9 @@ describe("an event object that stays behind its catalogue", () => {
     const ticketId = (await ticketsOf(order.id))[0]!;
     ignored.add(event.id);
     const { key } = await createScanKey(event.id);
+    const logged = expectLogged("error", /"msg":"event object stays behind its catalogue"/);
     await expectOverloaded(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }));
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id]);
 
     ignored.clear();
     await createScanKey(event.id, { location: "Side door" }); // pushed, so the object catches up: the scan is decided again

@@ -301,3 +301,31 @@ describe("npm run deploy", () => {
     assert.equal(state(p).workers.ticketing, undefined, "the top level was not deployed");
   });
 });
+
+describe("npm run dev: the local migrations (scripts/apply-local-migrations.mjs, run by scripts/prepare-dev.mjs)", () => {
+  const apply = (p) => run(p, "apply-local-migrations.mjs", ["--config", p.config, "--persist-to", join(p.dir, "state")]);
+
+  test("says in one line what it applied, and on a rerun that the database is up to date, never wrangler's table", () => {
+    const p = project();
+    const first = ok(apply(p));
+    assert.equal(first.stdout, `D1 (local): ${MIGRATIONS.length} migrations applied (${MIGRATIONS.length} in all)\n`);
+    assert.equal(first.stderr, "");
+    assert.deepEqual(first.calls.map(command), ["d1 migrations apply DB"]);
+    assert.ok(first.calls[0].argv.includes("--local"));
+    assert.ok(!first.calls[0].argv.includes("--remote"));
+
+    const second = ok(apply(p));
+    assert.equal(second.stdout, `D1 (local): up to date (${MIGRATIONS.length} migrations)\n`);
+    assert.equal(second.stderr, "");
+  });
+
+  test("when applying fails, prints wrangler's output in full and exits non-zero", () => {
+    const p = project();
+    writeFileSync(p.config, readFileSync(p.config, "utf8").replace('binding = "DB"', 'binding = "NOT_DB"'));
+    const failed = apply(p);
+    assert.equal(failed.status, 1);
+    assert.match(failed.stdout, /wrangler 4\.156\.2/, "wrangler's own output is shown");
+    assert.match(failed.stderr, /✘ \[ERROR\] Couldn't find a D1 DB with the name or binding 'DB'/);
+    assert.match(failed.stderr, /D1 \(local\): applying the migrations failed \(wrangler exit 1\)/);
+  });
+});

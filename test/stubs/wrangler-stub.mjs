@@ -1,5 +1,6 @@
 // A stand-in for the wrangler CLI (4.156.x) against a pretend Cloudflare account, for the tests of
-// scripts/setup-cloudflare.mjs and scripts/deploy.mjs (test/node/). bin/wrangler runs it; tests put bin/ first on PATH.
+// scripts/setup-cloudflare.mjs, scripts/deploy.mjs and scripts/apply-local-migrations.mjs (test/node/). bin/wrangler
+// runs it; tests put bin/ first on PATH.
 //
 //   WRANGLER_STUB_STATE  a JSON file: the account (logged in, accounts, D1 databases, R2 buckets and their objects,
 //                        queues, Workers with their secrets, applied migrations). Made on first use; a test may write
@@ -245,13 +246,16 @@ async function d1Create(flags) {
 async function d1MigrationsApply(flags) {
   const config = await readConfig(flags);
   if (!config) error("No configuration file found. Create a wrangler.jsonc file to define your D1 database.");
-  const account = requireAuth(config);
+  // Locally wrangler needs no login: the database is a file in the state dir (--persist-to, else .wrangler/state).
+  const local = !flags.remote;
+  const account = local ? null : requireAuth(config);
   banner();
-  if (!flags.remote) error("the wrangler stub applies migrations with --remote only");
-  const binding = config.d1_databases.find((d) => d.binding === flags.database || d.database_name === flags.database);
+  const binding = config.d1_databases?.find((d) => d.binding === flags.database || d.database_name === flags.database);
   if (!binding) error(`Couldn't find a D1 DB with the name or binding '${flags.database}' in your wrangler.toml file.`);
-  console.log("Resource location: remote\n");
-  const db = state.d1.find((d) => d.uuid === binding.database_id);
+  console.log(`Resource location: ${local ? "local" : "remote"}\n`);
+  const db = local
+    ? { uuid: `local:${resolve(flags["persist-to"] ?? ".wrangler/state")}:${binding.database_id}`, num_tables: 0 }
+    : state.d1.find((d) => d.uuid === binding.database_id);
   if (!db)
     apiError(
       `/accounts/${account}/d1/database/${binding.database_id}/query`,
@@ -275,7 +279,7 @@ async function d1MigrationsApply(flags) {
   console.log("🤖 Using fallback value in non-interactive context: yes");
   const rows = pending.map((name) => ({ name, status: "🕒️" }));
   for (const row of rows) {
-    console.log(`🌀 Executing on remote database ${flags.database} (${db.uuid}):`);
+    console.log(`🌀 Executing on ${local ? "local" : "remote"} database ${flags.database} (${local ? binding.database_id : db.uuid}):`);
     applied.push(row.name);
     row.status = "✅";
     console.log(table(rows));

@@ -11,6 +11,7 @@ import { expireOrder } from "../../../src/features/payments/payments.service";
 import { BASE, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../../helpers/catalogue";
 import { wallClockAt } from "../../helpers/wall-clock";
+import { expectLogged } from "../../helpers/logs";
 
 /**
  * The customer's side of ordering (decisions.md 5.1, 5.3-5.5, 12 and 13 "Orders" and "Flows"):
@@ -328,6 +329,8 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
 
   it("without PAYMENT_PROVIDER a paid order is 503 rest_payment_unavailable, writing and holding nothing; a free one is booked", async () => {
     const unset = { PAYMENT_PROVIDER: undefined };
+    // Each request without a provider logs the incomplete configuration (decisions.md 14), as this test expects.
+    const logged = expectLogged("error", /"msg":"incomplete configuration/);
     const s = await shop({
       types: [
         { name: "Paid", price: 20 },
@@ -348,6 +351,7 @@ describe("a customer from order form to checkout page to paid to tickets", () =>
     const testing = await shop({ event: { test_payments_needed: true } });
     const order = await expectJson(callWith(unset, request("POST", `/events/${testing.event.id}/orders`, { body: orderBody(testing), auth: null })), 201);
     expect(order.payment.provider).toBe("test");
+    expect(logged.lines.map((l) => JSON.parse(l).settings)).toEqual([["PAYMENT_PROVIDER"], ["PAYMENT_PROVIDER"], ["PAYMENT_PROVIDER"]]);
   });
 
   it("the test checkout page says in its title and first line that no money is taken", async () => {

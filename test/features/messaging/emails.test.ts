@@ -16,6 +16,7 @@ import { getEvent } from "../../../src/features/catalogue/events.service";
 import { db } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
 import { programStub, receivedBy, stubUrl, type StubRequest } from "../../helpers/stubs";
+import { expectLogged } from "../../helpers/logs";
 
 /**
  * Sending outbox rows (decisions.md 9; docs/webhooks-and-email.md "Email") through the Resend provider against the
@@ -403,6 +404,7 @@ describe("a queue batch of email.send messages", () => {
       { id: "mail-2", timestamp: at, attempts: 1, body: job(b.id, 1) },
       { id: "mail-3", timestamp: at, attempts: 1, body: job(c.id, 1) },
     ]);
+    const retried = expectLogged("warn", /"msg":"job failed, will retry","kind":"test\.downstream"/);
     await consumeJobs(batch, resendEnv("resend-batch"), handlers);
     const result = await getQueueResult(batch, createExecutionContext());
 
@@ -412,6 +414,7 @@ describe("a queue batch of email.send messages", () => {
     expect(result.retryBatch.retry).toBe(false);
     expect([...result.explicitAcks].sort()).toEqual(["mail-1", "mail-2", "mail-3"]);
     expect(result.retryMessages).toEqual([{ msgId: "other-1" }]);
+    expect(retried.lines.map((l) => JSON.parse(l))).toMatchObject([{ message_id: "other-1", error: "Error: downstream unavailable" }]);
     expect(sent).toEqual([{ job: job(failing.id, 2), delaySeconds: 60 }]);
 
     const got = await receivedBy("resend-batch");

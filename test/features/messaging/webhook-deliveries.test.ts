@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, desc, eq } from "drizzle-orm";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { logs, webhookDeliveries, webhooks } from "../../../src/db/schema";
 import { jobHandlers } from "../../../src/queue";
 import { consumeJobs } from "../../../src/queue";
@@ -11,6 +11,7 @@ import { depsFromEnv, type Deps } from "../../../src/platform/deps";
 import { attemptDelivery, fireTopic, pruneDeliveryLog, resendStalledDeliveries, type WebhookTopic } from "../../../src/features/messaging/webhook-deliveries.service";
 import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, db } from "../../helpers/catalogue";
+import { expectLogged } from "../../helpers/logs";
 import { programStub, receivedBy, stubUrl, waitForRequests, type StubBehaviour, type StubRequest } from "../../helpers/stubs";
 
 /**
@@ -115,6 +116,11 @@ function batchOf(messages: { id: string; body: unknown; attempts?: number }[]) {
   );
 }
 
+/** The warning of a delivery that failed for good, which the tests of a failing receiver provoke (this hook's only). */
+function expectFailureLogged(hookId: number) {
+  return expectLogged("warn", new RegExp(`"msg":"webhook delivery failed","webhook_id":${hookId},`));
+}
+
 function expectSameDelivery(got: StubRequest[], deliveryId: string, body: string) {
   for (const r of got) {
     expect(r.headers["x-evt-webhook-delivery-id"]).toBe(deliveryId);
@@ -200,6 +206,7 @@ describe("retries through the queue", { timeout: 30_000 }, () => {
   it("a receiver failing 4 times with scheme 0,0,0 gets 4 requests; failed 1, retries 3, last_failure set, logged", async () => {
     const name = "retry-4";
     const hook = await hookFor(name, "event.created", { retry_scheme: "0,0,0" }, { failTimes: 4, failStatus: 502 });
+    const failures = expectFailureLogged(hook.id);
     const event = await createEvent({ event_name: unique("Retry4 ") });
     const got = await waitForRequests(name, 4, 20_000);
     expect(got).toHaveLength(4);
@@ -217,6 +224,7 @@ describe("retries through the queue", { timeout: 30_000 }, () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ logType: "Webhook", eventId: event.id });
     expect(entries[0]!.description).toContain("502");
+    await vi.waitFor(() => expect(failures.lines.map((l) => JSON.parse(l))).toMatchObject([{ delivery_id: deliveryId, attempts: 4 }]));
 
     // No fifth attempt: the scheme had three retries.
     await sleep(1500);
@@ -226,6 +234,7 @@ describe("retries through the queue", { timeout: 30_000 }, () => {
   it("failure_threshold 2 with scheme 0: the webhook stays on after one failed delivery and is disabled after the second", async () => {
     const name = "threshold-2";
     const hook = await hookFor(name, "event.created", { retry_scheme: "0", failure_threshold: 2 }, { status: 500 });
+    const failures = expectFailureLogged(hook.id);
     await createEvent({ event_name: unique("Thr1 ") });
     await waitForRequests(name, 2, 15_000);
     const first = await hookWhen(hook.id, (h) => h.failed === 1 && h.pending === 0);
@@ -238,16 +247,19 @@ describe("retries through the queue", { timeout: 30_000 }, () => {
     expect(second).toMatchObject({ failed: 2, retries: 2, delivered: 0, enabled: false });
     expect(new Set(got.map((r) => r.headers["x-evt-webhook-delivery-id"])).size).toBe(2);
     expect(await webhookLogs(`Webhook ${hook.id} delivery`)).toHaveLength(2);
+    await vi.waitFor(() => expect(failures.lines.map((l) => JSON.parse(l).attempts)).toEqual([2, 2]));
   });
 
   it("failure_threshold 0 never disables", async () => {
     const name = "threshold-0";
     const hook = await hookFor(name, "event.created", { retry_scheme: "0", failure_threshold: 0 }, { status: 500 });
+    const failures = expectFailureLogged(hook.id);
     await db.update(webhooks).set({ failed: 500 }).where(eq(webhooks.id, hook.id));
     await createEvent({ event_name: unique("Thr0 ") });
     await waitForRequests(name, 2, 15_000);
     const after = await hookWhen(hook.id, (h) => h.failed === 501 && h.pending === 0);
     expect(after).toMatchObject({ failed: 501, enabled: true });
+    await vi.waitFor(() => expect(failures.lines.map((l) => JSON.parse(l).attempts)).toEqual([2]));
   });
 });
 
@@ -257,6 +269,7 @@ describe("attemptDelivery, one attempt at a time", () => {
   it("waits the scheme's minutes before each retry, counts retries, and fails after the last", async () => {
     const name = "scheme-minutes";
     const hook = await hookFor(name, "scan.created", { retry_scheme: "1,2" }, { status: 500 });
+    const failures = expectFailureLogged(hook.id);
     const [job] = await fireCaptured("scan.created", { id: 9 });
     expect(job).toBeDefined();
     const t0 = 1_800_000_000;
@@ -279,6 +292,7 @@ describe("attemptDelivery, one attempt at a time", () => {
     expect(end).toMatchObject({ pending: 0, retries: 2, failed: 1, lastFailure: t0, lastRetry: t0, lastSuccess: null });
     expect(await deliveryRow(job!.deliveryId)).toMatchObject({ status: "failed", attempts: 3, finishedAt: t0 });
     expect(await receivedBy(name)).toHaveLength(3);
+    expect(failures.lines.map((l) => JSON.parse(l))).toMatchObject([{ delivery_id: job!.deliveryId, attempts: 3 }]);
   });
 
   it("counts any 2xx as success and a redirect as failure", async () => {
@@ -396,6 +410,7 @@ describe("a consumer batch that throws part-way", { timeout: 30_000 }, () => {
       { id: "boom", body: { v: 1, kind: "test.boom" } },
       { id: "deliver-b", body: b },
     ]);
+    const retried = expectLogged("warn", /"msg":"job failed, will retry","kind":"test\.boom"/);
     await consumeJobs(batch, env, {
       ...jobHandlers,
       "test.boom": async () => {
@@ -406,6 +421,7 @@ describe("a consumer batch that throws part-way", { timeout: 30_000 }, () => {
     expect(result.explicitAcks.sort()).toEqual(["deliver-a", "deliver-b"]);
     expect(result.retryMessages).toEqual([{ msgId: "boom" }]);
     expect(result.retryBatch.retry).toBe(false);
+    expect(retried.lines.map((l) => JSON.parse(l))).toMatchObject([{ message_id: "boom", error: "Error: handler failed mid-batch" }]);
 
     const got = await receivedBy(name);
     expect(got.map((r) => JSON.parse(r.body).id).sort()).toEqual([101, 102]);
@@ -427,10 +443,12 @@ describe("a consumer batch that throws part-way", { timeout: 30_000 }, () => {
       { id: "a-1", body: a },
       { id: "b-1", body: b },
     ]);
+    const retried = expectLogged("warn", /"msg":"job failed, will retry","kind":"webhook\.deliver","message_id":"b-1"/);
     await consumeJobs(first, env, { "webhook.deliver": flaky });
     const r1 = await getQueueResult(first, createExecutionContext());
     expect(r1.explicitAcks).toEqual(["a-1"]);
     expect(r1.retryMessages).toEqual([{ msgId: "b-1" }]);
+    expect(retried.lines.map((l) => JSON.parse(l).error)).toEqual(["Error: transient failure"]);
     expect(await deliveryRow(b!.deliveryId)).toMatchObject({ status: "pending", attempts: 0 });
 
     // The queue redelivers the same message; this time the handler works.
@@ -456,8 +474,10 @@ describe("a consumer batch that throws part-way", { timeout: 30_000 }, () => {
       return jobHandlers["webhook.deliver"]!({ ...deps, db: db2 }, e, j);
     };
     const batch = batchOf([{ id: "c-1", body: job }]);
+    const retried = expectLogged("warn", /"msg":"job failed, will retry","kind":"webhook\.deliver","message_id":"c-1"/);
     await consumeJobs(batch, env, { "webhook.deliver": breakingBatch });
     expect((await getQueueResult(batch, createExecutionContext())).retryMessages).toEqual([{ msgId: "c-1" }]);
+    expect(retried.lines.map((l) => JSON.parse(l).error)).toEqual(["Error: D1 unavailable"]);
     expect(await receivedBy(name)).toHaveLength(1);
     expect(await deliveryRow(job!.deliveryId)).toMatchObject({ status: "pending", attempts: 1 });
 
@@ -467,7 +487,9 @@ describe("a consumer batch that throws part-way", { timeout: 30_000 }, () => {
     expect((await getQueueResult(retry, createExecutionContext())).explicitAcks).toEqual(["c-1"]);
     expect(await receivedBy(name)).toHaveLength(1);
 
-    // The sweep's backstop re-sends what stayed pending long past its due time.
+    // The sweep's backstop re-sends what stayed pending long past its due time: other tests' deliveries too, in the
+    // shared storage, and those whose receivers refuse fail for good with a warning this test expects.
+    const othersFailed = expectLogged("warn", /"msg":"webhook delivery failed"/);
     const { deps } = capturing();
     const later = { ...depsFromEnv(env), now: () => deps.now() + 16 * 60 };
     expect(await resendStalledDeliveries(later)).toBeGreaterThanOrEqual(1);
@@ -477,6 +499,7 @@ describe("a consumer batch that throws part-way", { timeout: 30_000 }, () => {
     const after = await hookWhen(hook.id, (h) => h.delivered === 1);
     expect(after).toMatchObject({ delivered: 1, pending: 0, failed: 0 });
     expect(await deliveryRow(job!.deliveryId)).toMatchObject({ status: "delivered", attempts: 2 });
+    expect(othersFailed.lines.filter((l) => JSON.parse(l).webhook_id === hook.id)).toEqual([]);
   });
 });
 

@@ -11,6 +11,7 @@ import { getEvent } from "../../../src/features/catalogue/events.service";
 import { reconcileObjects, RECONCILE_AFTER_SECONDS } from "../../../src/features/ordering/object-sync.service";
 import { createDashboardOrder } from "../../../src/features/ordering/orders.service";
 import { completeGenuine } from "../../helpers/payments";
+import { expectLogged } from "../../helpers/logs";
 import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType, db } from "../../helpers/catalogue";
 
@@ -189,9 +190,11 @@ describe("object sync intents", () => {
         get: (id) => new Proxy(base.eventObjects.get(id), { get: (t, p) => (p === "release" ? () => Promise.reject(new Error("gone")) : Reflect.get(t, p)) }),
       },
     };
+    const logged = expectLogged("error", /"msg":"stock release failed; the reconciler retries"/);
     await completeGenuine(unreachable, order.paymentGroup, { status: "canceled" });
     expect((await db.select().from(orders).where(eq(orders.id, order.id)).get())!.paymentStatus).toBe("canceled");
     expect(await intentsOf(order.uid)).toMatchObject([{ eventId: event.id, token: "release" }]);
+    expect(logged.lines.map((l) => JSON.parse(l))).toMatchObject([{ event_id: event.id, error: "Error: gone" }]);
     expect((await eventObject(env, event.id).remaining())?.types[type.id]).toBe(3);
 
     await reconcileObjects(crashingDeps(RECONCILE_AFTER_SECONDS + 1));

@@ -13,6 +13,7 @@ import type { TicketLine } from "../../../src/domain/order-rules";
 import { holdStock, objectsLearnOnTheirOwn, planStock, rebuildEventObject, releaseStock, type StockPlan } from "../../../src/features/ordering/stock.service";
 import { call, expectJson, unique } from "../../helpers/api";
 import { db } from "../../helpers/catalogue";
+import { expectLogged } from "../../helpers/logs";
 import { createOrderEvent, createOrderType, eventSold, orderBody, ordersOf, placeOrder, postOrder, race, typeSold, type RaceOutcome } from "../../helpers/orders";
 
 /**
@@ -371,9 +372,12 @@ describe("a failure between steps leaves nothing held", () => {
     await env.DB.prepare(
       `CREATE TRIGGER ${trigger} BEFORE INSERT ON orders WHEN NEW.event_id = ${event.id} BEGIN SELECT RAISE(ABORT, 'forced by the stock test'); END`,
     ).run();
+    // The 500 is logged with its cause (the forced abort), which this test expects.
+    const logged = expectLogged("error", /"msg":"unhandled error".*forced by the stock test/);
     try {
       const failed = await expectJson(postOrder(orderBody(event.id, [adult.id], { [adult.id]: 4 })), 500);
       expect(failed.code).toBe("rest_internal_error");
+      expect(logged.lines).toHaveLength(1);
     } finally {
       await env.DB.prepare(`DROP TRIGGER IF EXISTS ${trigger}`).run();
     }

@@ -6,6 +6,7 @@ import { clearFontCache, fontsourceFileName, parseUnicodeRange } from "../../../
 import { FONT_PREFIX } from "../../../src/features/tickets/ticket-fonts";
 import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, createTicketType } from "../../helpers/catalogue";
+import { expectLogged } from "../../helpers/logs";
 import { readPage } from "../../pdf/pdf-inspect";
 import { dataUrlBytes } from "../../pdf/test-fonts";
 
@@ -117,12 +118,17 @@ describe("ticket fonts in R2", () => {
   it("without the font files, non-WinAnsi names are transliterated (nothing fails)", async () => {
     expect((await env.FILES.list({ prefix: FONT_PREFIX })).objects, "no font files in R2 at the start").toEqual([]);
     clearFontCache();
+    const missing = expectLogged("warn", /"msg":"ticket font unavailable"/);
     const { order } = await orderFor(CYRILLIC, unique(`${GREEK} `), "Regular");
     const page = await downloadPage(order.uid);
     const lines = page.lines.map((l) => l.text);
     expect(lines).toContain("Dmitriy Ivanov");
     expect(lines.some((l) => l.startsWith("Eleni "))).toBe(true);
     expect(page.lines.flatMap((l) => l.fonts).every((f) => f === "Helvetica")).toBe(true);
+    // Each face the names needed is reported missing, by its key (the Cyrillic and Greek ones among them).
+    const keys = missing.lines.map((l) => JSON.parse(l).key as string);
+    expect(keys.every((k) => k.startsWith(FONT_PREFIX))).toBe(true);
+    expect(keys.some((k) => k.includes("cyrillic")) && keys.some((k) => k.includes("greek"))).toBe(true);
   });
 
   it("with the Noto files in R2, Cyrillic, Greek and Chinese are drawn as written with embedded Noto fonts", async () => {
