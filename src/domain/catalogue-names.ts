@@ -21,16 +21,6 @@ export function formatNameList(names: readonly string[]): string {
   return names.join(",");
 }
 
-/** The list with `from` renamed to `to` (order kept). */
-export function renameInList(names: readonly string[], from: string, to: string): string[] {
-  return names.map((n) => (n === from ? to : n));
-}
-
-export function nameProblem(name: string): string | null {
-  if (name.includes(",")) return "must not contain a comma";
-  return null;
-}
-
 export interface InputFieldRef {
   name: string;
   isPersonalised: boolean;

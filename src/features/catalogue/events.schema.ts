@@ -123,8 +123,6 @@ export const deleteEventQuery = z.object({
     .transform((v) => v === "true" || v === "1"),
 });
 
-export const EVENT_EMBEDS = ["ticket_types", "input_fields", "scan_keys"] as const;
-
 function embeddable(c: LinkBase, path: string): Link[] {
   return [{ embeddable: true, href: apiUrl(c, path) }];
 }
@@ -276,5 +274,3 @@ export function presentEvent(c: LinkBase, e: EventRow) {
     _links: eventLinks(c, e.id),
   } satisfies z.infer<typeof eventView>;
 }
-
-export type EventView = ReturnType<typeof presentEvent>;

@@ -8,7 +8,6 @@ import { dateTimeView } from "../../http/view-types";
 export const scanBody = z.strictObject({
   id: z.string().trim().min(1, "must not be empty").max(300, "must be at most 300 characters"),
 });
-export type ScanInput = z.output<typeof scanBody>;
 
 /** `GET /scans/revoked?since=<date-time>`: in the event's zone; omitted, every revoked ticket. */
 export const revokedQuery = z.object({
