@@ -7,7 +7,7 @@
 /** Names taken from the order itself in a ticket's layout; no input field may be called this. */
 export const LAYOUT_ORDER_NAMES = ["Order-id", "Name", "Email"] as const;
 
-export const MAX_LAYOUT_NAMES = 6;
+const MAX_LAYOUT_NAMES = 6;
 
 /** `"a, b,,c"` -> `["a", "b", "c"]`. */
 export function parseNameList(csv: string): string[] {

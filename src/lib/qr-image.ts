@@ -7,7 +7,7 @@ import { encodeGrayPng } from "./png";
 import { QR_QUIET_ZONE_MODULES, type QrMatrix, qrRuns } from "./qr";
 
 /** Pixels a module: whole pixels keep the edges sharp, and a key's code (37 modules) is some 360 pixels wide. */
-export const QR_MODULE_PX = 8;
+const QR_MODULE_PX = 8;
 
 /** Modules across the image: the code and its quiet zone on both sides. */
 const sideOf = (matrix: QrMatrix) => matrix.size + 2 * QR_QUIET_ZONE_MODULES;

@@ -12,7 +12,7 @@ import { inputFieldView } from "./input-fields.schema";
 import { scanKeyView } from "./scan-keys.schema";
 import { ticketTypeView } from "./ticket-types.schema";
 
-export const EVENT_FLAGS = [
+const EVENT_FLAGS = [
   "emails_needed",
   "tickets_needed",
   "invoice_needed",
@@ -127,7 +127,7 @@ function embeddable(c: LinkBase, path: string): Link[] {
   return [{ embeddable: true, href: apiUrl(c, path) }];
 }
 
-export function eventLinks(c: LinkBase, id: number): Links {
+function eventLinks(c: LinkBase, id: number): Links {
   return {
     ...selfAndCollection(c, `/admin/events/${id}`, "/admin/events"),
     ticket_types: embeddable(c, `/admin/events/${id}/ticket-types`),
@@ -158,7 +158,7 @@ const int = z.number().int();
 const eventDate = optionalDateTimeView.describe('`YYYY-MM-DD HH:MM:SS` in the event\'s own `timezone`, or `""` when not set');
 
 /** An event as the API shows it (spec: Event). */
-export const eventView = named(
+const eventView = named(
   "Event",
   z.object({
     id: int,

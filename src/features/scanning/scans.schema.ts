@@ -59,7 +59,7 @@ const int = z.number().int();
 const KEY = "A scan key of the event in `X-EVT-API-KEY` (no service key).";
 
 /** The decision on one scan (decisions.md 6, 12, 13): `status` true admits; a refusal says why in `error`. */
-export const scanResultView = named(
+const scanResultView = named(
   "ScanResult",
   z.object({
     order_id: int.describe("0 when the ticket is unknown here."),
