@@ -5,7 +5,7 @@ import { FINAL_STATUSES } from "../../../src/db/order-status";
 import { orders, tickets } from "../../../src/db/schema";
 import { expireOrder } from "../../../src/features/payments/payments.service";
 import { refundOrder } from "../../../src/features/payments/refunds.service";
-import { recordScans } from "../../../src/features/scanning/scans.service";
+import { recordScans } from "../../../src/features/scanning/scan-records.service";
 import { depsFromEnv } from "../../../src/platform/deps";
 import type { ScansRecordJob } from "../../../src/platform/messages";
 import { call, expectJson, unique } from "../../helpers/api";

@@ -9,7 +9,7 @@ import { createScanOutbox, nextSendAt, SCAN_FLUSH_MS, SCAN_RESEND_MS, sendDueSca
 import worker from "../../../src/index";
 import type { ScansRecordJob } from "../../../src/platform/messages";
 import { depsFromEnv } from "../../../src/platform/deps";
-import { recordScans } from "../../../src/features/scanning/scans.service";
+import { recordScans } from "../../../src/features/scanning/scan-records.service";
 import { rebuildEventObject } from "../../../src/features/ordering/stock.service";
 import { API_KEY, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createScanKey, db } from "../../helpers/catalogue";
