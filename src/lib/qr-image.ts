@@ -1,5 +1,5 @@
 /**
- * A QR code as an image for screens and printers (a scan key's sheet for the door app, issue 22): the module matrix
+ * A QR code as an image for screens and printers (a scan key's sheet for the door app, docs/scanning.md "A scan key's QR code for the door app"): the module matrix
  * (qr.ts) inside its light quiet zone, as SVG or as PNG. Both are white behind every module, so the quiet zone stays
  * light on a dark page or screen.
  */

@@ -99,7 +99,7 @@ export const EVENT_CREATE_READ_ONLY = ["id", "sold"] as const;
 /** `region` is where the event's object was created, and an object never moves: it is set once, on create. */
 export const EVENT_UPDATE_READ_ONLY = ["id", "sold", "region"] as const;
 
-/** Where the event's object is created: a location hint, or "" to follow the event's time zone (issue 21). */
+/** Where the event's object is created: a location hint, or "" to follow the event's time zone (docs/scale.md "Near the venue"). */
 const region = z.union([z.enum(REGIONS), z.literal("")], { error: `must be one of ${REGIONS.join(", ")}, or "" to follow the time zone` });
 
 export const createEventBody = z

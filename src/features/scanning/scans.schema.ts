@@ -104,7 +104,7 @@ export const offlineListView = named(
   }),
 );
 
-/** What a door phone decides scans with offline (issue 22): the key's settings, never the key itself. */
+/** What a door phone decides scans with offline (docs/scanning.md "The key's own settings"): the key's settings, never the key itself. */
 export const scanKeySelfView = named(
   "ScanKeySelf",
   z.object({

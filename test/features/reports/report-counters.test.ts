@@ -14,7 +14,7 @@ import { createOrderEvent, createOrderType, emailedConfirmLink, orderBody } from
 import { recountSales, recountSalesTotals, recountScans, recountScanTotals } from "../../helpers/report-recount";
 
 /**
- * The report counters (issue 21) against a full recount: after a random sequence of what happens to orders, tickets
+ * The report counters (docs/scanning.md "Reports") against a full recount: after a random sequence of what happens to orders, tickets
  * and scans (orders of every kind and status, payments, late payments, refunds, expiry, confirmations, deletions,
  * tickets deleted and issued again, scans at several locations and levels with resets, replays and late copies,
  * passe-partouts, some of it at once), every report and embedded total equals the same numbers counted again from
