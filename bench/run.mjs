@@ -18,7 +18,7 @@
 //                     order count must all say exactly CONTENDED_STOCK sold, or the bench fails.
 //   cached_download   GET /tickets/<uid> of orders already downloaded once (the PDF kept in R2), round robin.
 //   uncached_download GET /tickets/<uid>, the first download of fresh orders: each renders its 10-ticket PDF.
-// "ratio" is the row's requests/s over /health's; targets (issue 12) are printed beside it. "others" is the share of
+// "ratio" is the row's requests/s over /health's; targets (TARGETS below; README "Benchmark") are printed beside it. "others" is the share of
 // the machine's CPU that processes other than the bench, wrangler and workerd used during the row (Linux /proc):
 // above a few percent the row was measured on a shared machine and reads low.
 // Before the table, one sequential timing: the first render after a restart (cold isolate: fonts, template and the
@@ -64,7 +64,7 @@ const RUN_LIMIT_MS = 225_000;
 const SETTLE_MAX_MS = 10_000;
 const DEADLINE = Date.now() + RUN_LIMIT_MS;
 
-/** Issue 12's targets: requests/s as a share of /health's, measured in the same run. */
+/** The targets: requests/s as a share of /health's, measured in the same run. */
 const TARGETS = { scan_first: 0.55, scan_repeat: 0.55, cached_download: 0.5, dashboard_orders: 0.2 };
 
 const ATTENDEES = [

@@ -1,4 +1,4 @@
-// `npm run bench:surge`: the on-sale surge and the door rush, each on one event object (issue 21, part 2).
+// `npm run bench:surge`: the on-sale surge and the door rush, each on one event object (docs/scale.md "The ceiling of one event object").
 //
 // It starts `wrangler dev` (scripts/local-service.mjs) on a state dir of its own (rate limits off, ticket codes signed
 // with a key made for the run) and sends, each burst all at once (every request opened before the first answer, one

@@ -1,4 +1,4 @@
-// Part of `npm run lint:deps`: no folder of src/ holds more than MAX_FILES files (issue 19). A feature that grows
+// Part of `npm run lint:deps`: no folder of src/ holds more than MAX_FILES files (docs/architecture.md "The rules (checked)"). A feature that grows
 // past it splits into two features, each with its place in .dependency-cruiser.cjs.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";

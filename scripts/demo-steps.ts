@@ -18,7 +18,7 @@
 /** A fetch as both Node and workerd have it, reduced to what the steps use. */
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<ResponseLike>;
 
-export interface ResponseLike {
+interface ResponseLike {
   status: number;
   headers: { get(name: string): string | null };
   arrayBuffer(): Promise<ArrayBuffer>;

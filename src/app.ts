@@ -103,5 +103,3 @@ export function buildApp() {
   });
   return app;
 }
-
-export type App = ReturnType<typeof buildApp>;

@@ -79,7 +79,7 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env, handle
 }
 
 /** What never succeeded lands here after its retries: it becomes an error log entry an administrator can read. */
-export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deps = depsFromEnv(env);
   for (const message of batch.messages) {
     const parsed = jobEnvelope.safeParse(message.body);

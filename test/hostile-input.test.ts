@@ -40,7 +40,7 @@ import {
 import { encryptPdf, makePdf, upload } from "./helpers/uploads";
 
 /**
- * Hostile input (issue 12, point 3). Generated bad path ids, bodies, uploads, query strings, headers and methods
+ * Hostile input (decisions.md 3: bad input gets a 4xx in the error shape, never a 500). Generated bad path ids, bodies, uploads, query strings, headers and methods
  * go to every route the app answers, and every answer must hold: never a 5xx, an error always in the envelope
  * `{code, message, data: {status}}` with `data.status` equal to the HTTP status, and input that is invalid by
  * construction never accepted. At the end every D1 table and the R2 bucket must be exactly as before.

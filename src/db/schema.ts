@@ -317,7 +317,7 @@ export const orders = sqliteTable(
     // confirming so that a second click finds the order; null for orders that never needed confirming.
     confirmToken: text("confirm_token"),
     // Orders placed under an `Idempotency-Key`: a hash of its scope and key, so that a retry after a crash that lost
-    // the first answer gets the committed order instead of a second one (issue 18).
+    // the first answer gets the committed order instead of a second one (docs/reliability.md "Guarantees").
     idempotencyRef: text("idempotency_ref"),
     // The provider's checkout address of an open order, kept to answer such a retry.
     checkoutUrl: text("checkout_url").notNull().default(""),
@@ -454,7 +454,7 @@ export const scanReloads = sqliteTable(
 );
 
 /*
- * Report counters (issue 21): the sales and scan reports and an event's embedded totals read these instead of
+ * Report counters (docs/scanning.md "Reports"): the sales and scan reports and an event's embedded totals read these instead of
  * aggregating every order, ticket and scan. They are kept by the triggers of migration 0023, in the statement that
  * changes the rows they count, so they are right whatever code path writes and however writes interleave. A row
  * whose counts went back to 0 stays (reads skip it).

@@ -7,7 +7,7 @@
 /** Names taken from the order itself in a ticket's layout; no input field may be called this. */
 export const LAYOUT_ORDER_NAMES = ["Order-id", "Name", "Email"] as const;
 
-export const MAX_LAYOUT_NAMES = 6;
+const MAX_LAYOUT_NAMES = 6;
 
 /** `"a, b,,c"` -> `["a", "b", "c"]`. */
 export function parseNameList(csv: string): string[] {
@@ -19,16 +19,6 @@ export function parseNameList(csv: string): string[] {
 
 export function formatNameList(names: readonly string[]): string {
   return names.join(",");
-}
-
-/** The list with `from` renamed to `to` (order kept). */
-export function renameInList(names: readonly string[], from: string, to: string): string[] {
-  return names.map((n) => (n === from ? to : n));
-}
-
-export function nameProblem(name: string): string | null {
-  if (name.includes(",")) return "must not contain a comma";
-  return null;
 }
 
 export interface InputFieldRef {

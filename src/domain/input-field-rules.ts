@@ -11,7 +11,7 @@ export interface InputFieldSpec {
 }
 
 export const MAX_CUSTOMER_INPUT = 50;
-export const MAX_SELECT_VALUE = 1000;
+const MAX_SELECT_VALUE = 1000;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;

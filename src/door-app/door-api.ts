@@ -11,7 +11,7 @@ export class Unreachable extends Error {}
 export class KeyRefused extends Error {}
 
 /** A scan waits this long for its answer before the phone decides it offline. */
-export const SCAN_DEADLINE_MS = 2500;
+const SCAN_DEADLINE_MS = 2500;
 const SYNC_DEADLINE_MS = 15_000;
 // The app lives at <base>/door/ and the scan paths at <base>/ (`/ticketing/v1/` in production).
 const API = new URL(location.pathname.replace(/door(\/.*)?$/, ""), location.origin).href;

@@ -21,7 +21,7 @@ export interface EventConfig {
   scanKeys: ScanKeyConfig[];
 }
 
-export interface TicketTypeConfig {
+interface TicketTypeConfig {
   id: string;
   name: string;
   stockControl: boolean;

@@ -13,7 +13,7 @@ import type { ScanResult } from "../domain/scan-rules";
 /**
  * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a
  * hold it could not write within a minute (order-placement.ts), so 90 s leaves a margin and a hold whose batch
- * never landed (the runtime died) is given back within about a minute and a half (issue 18).
+ * never landed (the runtime died) is given back within about a minute and a half (docs/reliability.md "Guarantees", docs/stock.md "Crash points").
  */
 export const HOLD_MS = 90_000;
 
@@ -331,7 +331,7 @@ export class EventObject extends DurableObject<Env> {
   /**
    * The orders of these holds as D1 has them now, in one batch that also clears the object-sync intents of the
    * final orders among `learnable` (held here with exactly their tickets), which the take that follows fulfils: the
-   * Worker recorded them in the order's batch (issue 18) and no longer calls after its answer for these. Cleared
+   * Worker recorded them in the order's batch (docs/reliability.md "Guarantees") and no longer calls after its answer for these. Cleared
    * before the take is stored is safe: the hold stays until taken, and the next alarm looks it up again.
    */
   private async ordersInD1(uids: readonly string[], learnable: readonly string[]): Promise<Map<string, LiveOrder>> {

@@ -57,7 +57,7 @@ export function createListTables(sql: SqlStorage): void {
 }
 
 /** The change counter: the number of the latest change of the list (0 before any). */
-export function listHead(sql: SqlStorage): number {
+function listHead(sql: SqlStorage): number {
   return sql.exec<{ head: number }>(`SELECT head FROM list_meta WHERE id = 1`).one().head;
 }
 

@@ -39,7 +39,7 @@ export type ReserveFailure = { kind: "type"; typeId: string; remaining: number }
 /** The seats held come back with a success, lowest plan positions first. */
 export type ReserveResult = { ok: true; seats: Seat[] } | { ok: false; failure: ReserveFailure };
 
-export interface ReservationRecord {
+interface ReservationRecord {
   uid: string;
   typeUnits: Record<string, number>;
   eventUnits: number;

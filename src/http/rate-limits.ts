@@ -16,7 +16,7 @@ import { documented } from "./route-docs";
 
 const PERIOD_S = 60;
 
-export function rateLimited(nowMs = Date.now()): ApiError {
+function rateLimited(nowMs = Date.now()): ApiError {
   const retryAfter = PERIOD_S - (Math.floor(nowMs / 1000) % PERIOD_S);
   return new ApiError(429, "rest_too_many_requests", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfter) });
 }

@@ -28,8 +28,8 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
 };
 
-export const JSON_BODY_LIMIT = 1024 * 1024;
-export const UPLOAD_BODY_LIMIT = 10 * 1024 * 1024;
+const JSON_BODY_LIMIT = 1024 * 1024;
+const UPLOAD_BODY_LIMIT = 10 * 1024 * 1024;
 
 const jsonLimit = bodyLimit({
   maxSize: JSON_BODY_LIMIT,

@@ -9,8 +9,8 @@ import { z } from "zod";
  * generator (http/openapi.ts) reads both off the app's routes, as it reads the recorded request schemas.
  */
 
-export const ROUTE_DOC = Symbol("routeDoc");
-export const MIDDLEWARE_DOC = Symbol("middlewareDoc");
+const ROUTE_DOC = Symbol("routeDoc");
+const MIDDLEWARE_DOC = Symbol("middlewareDoc");
 
 /** Response headers the document declares (components.headers). */
 export type ResponseHeader =

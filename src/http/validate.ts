@@ -9,7 +9,7 @@ import { type ApiError, invalidId, invalidParams, missingParams, unsupportedMedi
  * on its middleware for the OpenAPI document.
  */
 
-export const ROUTE_SCHEMA = Symbol("routeSchema");
+const ROUTE_SCHEMA = Symbol("routeSchema");
 
 export interface RecordedSchema {
   target: "json" | "form" | "query" | "param";
@@ -53,7 +53,7 @@ interface Issue {
  * Turns zod issues into `rest_missing_callback_param` (only absent fields) or `rest_invalid_param`. `data.params`
  * is keyed by top-level field, as WordPress does; a nested problem names its inner path in the message.
  */
-export function validationError(error: { issues: readonly Issue[] }, input: unknown, dropPrefix?: string): ApiError {
+function validationError(error: { issues: readonly Issue[] }, input: unknown, dropPrefix?: string): ApiError {
   // Without a prototype, a field named `constructor` or `__proto__` is an ordinary key.
   const missing: Record<string, string> = Object.create(null);
   const invalid: Record<string, string> = Object.create(null);
@@ -185,7 +185,7 @@ export function jsonOrForm<J extends AnyHandler, F extends AnyHandler>(json: J, 
   return middleware;
 }
 
-export const ALTERNATIVE_SCHEMA = Symbol("alternativeSchema");
+const ALTERNATIVE_SCHEMA = Symbol("alternativeSchema");
 
 /** The form schema a `jsonOrForm` middleware also takes. */
 export function alternativeSchemaOf(handler: unknown): RecordedSchema | undefined {

@@ -1,5 +1,5 @@
 /**
- * A QR code as an image for screens and printers (a scan key's sheet for the door app, issue 22): the module matrix
+ * A QR code as an image for screens and printers (a scan key's sheet for the door app, docs/scanning.md "A scan key's QR code for the door app"): the module matrix
  * (qr.ts) inside its light quiet zone, as SVG or as PNG. Both are white behind every module, so the quiet zone stays
  * light on a dark page or screen.
  */
@@ -7,7 +7,7 @@ import { encodeGrayPng } from "./png";
 import { QR_QUIET_ZONE_MODULES, type QrMatrix, qrRuns } from "./qr";
 
 /** Pixels a module: whole pixels keep the edges sharp, and a key's code (37 modules) is some 360 pixels wide. */
-export const QR_MODULE_PX = 8;
+const QR_MODULE_PX = 8;
 
 /** Modules across the image: the code and its quiet zone on both sides. */
 const sideOf = (matrix: QrMatrix) => matrix.size + 2 * QR_QUIET_ZONE_MODULES;

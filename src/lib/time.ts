@@ -105,7 +105,7 @@ export function wallClockAt(epochMs: number, timeZone: string): WallClock {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
-export function formatWallClock(w: WallClock): string {
+function formatWallClock(w: WallClock): string {
   return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
 }
 

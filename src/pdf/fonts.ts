@@ -115,8 +115,8 @@ function loadFontkit(): Promise<typeof Fontkit> {
   return fontkitLoading;
 }
 
-export const MAX_CACHED_FACES = 64;
-export const FAILED_RETRY_MS = 60_000;
+const MAX_CACHED_FACES = 64;
+const FAILED_RETRY_MS = 60_000;
 
 interface CacheEntry {
   face: Promise<LoadedFace | null>;

@@ -5,7 +5,7 @@ import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFPageLe
  * /Pages node and every kid listed), at most this many nodes from the root down to any node, and no node twice.
  */
 export const MAX_PAGE_TREE_NODES = 1000;
-export const MAX_PAGE_TREE_DEPTH = 32;
+const MAX_PAGE_TREE_DEPTH = 32;
 
 /**
  * Whether the document's page tree stays within the budget, decided before pdf-lib expands it: pdf-lib parses the

@@ -41,7 +41,7 @@ import { qrMatrix } from "../lib/qr";
 import { qrOperators, round } from "./qr";
 import { clean, facesFor, SharedResources, Typesetter } from "./typeset";
 
-export type { FontFace, FontSource, UnicodeRange } from "./fonts";
+export type { FontSource } from "./fonts";
 
 export interface TicketView {
   /** What the QR code carries (today the 16-character ticket id). */
@@ -160,7 +160,7 @@ function finite(n: number, fallback: number): number {
  * The `cm` matrix from block space (points, origin at the block's top-left corner, y up, so the block spans y from
  * -40 mm to 0) to the page's user space, through the page as it is shown (its crop box, turned by its /Rotate).
  */
-export function placementMatrix(placement: QrBlockPlacement, boxes: PageBoxes): Matrix {
+function placementMatrix(placement: QrBlockPlacement, boxes: PageBoxes): Matrix {
   const scale = Math.min(100, Math.max(1, finite(placement.scalePercent, 100))) / 100;
   const angle = (finite(placement.rotation, 0) * Math.PI) / 180;
   const cos = Math.cos(angle);

@@ -22,7 +22,7 @@ export interface StoredEntry {
   uploaded: number;
 }
 
-export interface StoredFile {
+interface StoredFile {
   body: ReadableStream;
   size: number;
   contentType: string;

@@ -3,7 +3,7 @@ import { idempotencyKeys } from "../db/schema";
 import type { Deps } from "./deps";
 
 /** Idempotency keys are kept this long (decisions.md 13). */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /**
  * A claim this old without an answer belongs to a request that died: placing an order gives up on holds it could not
  * write within a minute (order-placement.ts), so nothing it started can still commit. A retry takes the key over

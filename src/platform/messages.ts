@@ -53,7 +53,6 @@ export const pdfPurgeJob = z.object({
     .default([]),
   eventIds: z.array(z.number().int().positive()).max(100).default([]),
 });
-export type PdfPurgeJob = z.input<typeof pdfPurgeJob>;
 
 /**
  * The next step of a large download (decisions.md 15): render the first missing part of the order `uid`'s PDF, or,

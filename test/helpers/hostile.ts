@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { ADMIN, API_KEY, ORIGIN, basic } from "./api";
 
 /**
- * Hostile input (issue 12, point 3): generators of requests that are invalid by construction, the checks every
+ * Hostile input (decisions.md 3: bad input gets a 4xx in the error shape, never a 500): generators of requests that are invalid by construction, the checks every
  * answer to them must pass, and fingerprints of the storage they must leave alone.
  *
  * Generators yield small descriptors (what to send), never the bytes themselves, so that fast-check prints a
@@ -166,7 +166,7 @@ function describeSent(sent: Sent, res: Response, text: string): string {
   return `${sent.method} ${url}\n  sent: ${sent.what}\n  answer: ${res.status} ${res.headers.get("Content-Type")} ${text.slice(0, 400)}`;
 }
 
-/** The checks of issue 12 on one answer. Returns the answer's status. */
+/** The checks every answer to hostile input must pass (decisions.md 3) on one answer. Returns the answer's status. */
 export async function checkAnswer(sent: Sent, res: Response): Promise<number> {
   // Decoded by hand: Response.text() warns about PDF answers (a template's file read with a real id).
   const text = sent.method === "HEAD" ? "" : new TextDecoder().decode(await res.arrayBuffer());

@@ -6,7 +6,7 @@ import type { SalesLine, ScanLine } from "../../src/features/reports/reports.ser
 
 /**
  * The reports and an event's embedded totals counted again from every order, ticket and scan: the aggregate
- * queries the service ran before it kept counters (issue 21). The counter tests hold the counters to these.
+ * queries the service ran before it kept counters (docs/scanning.md "Reports"). The counter tests hold the counters to these.
  */
 
 /** Tickets `t` valid at the events: theirs, of orders that are final. */

@@ -12,7 +12,7 @@ import { inputFieldView } from "./input-fields.schema";
 import { scanKeyView } from "./scan-keys.schema";
 import { ticketTypeView } from "./ticket-types.schema";
 
-export const EVENT_FLAGS = [
+const EVENT_FLAGS = [
   "emails_needed",
   "tickets_needed",
   "invoice_needed",
@@ -99,7 +99,7 @@ export const EVENT_CREATE_READ_ONLY = ["id", "sold"] as const;
 /** `region` is where the event's object was created, and an object never moves: it is set once, on create. */
 export const EVENT_UPDATE_READ_ONLY = ["id", "sold", "region"] as const;
 
-/** Where the event's object is created: a location hint, or "" to follow the event's time zone (issue 21). */
+/** Where the event's object is created: a location hint, or "" to follow the event's time zone (docs/scale.md "Near the venue"). */
 const region = z.union([z.enum(REGIONS), z.literal("")], { error: `must be one of ${REGIONS.join(", ")}, or "" to follow the time zone` });
 
 export const createEventBody = z
@@ -123,13 +123,11 @@ export const deleteEventQuery = z.object({
     .transform((v) => v === "true" || v === "1"),
 });
 
-export const EVENT_EMBEDS = ["ticket_types", "input_fields", "scan_keys"] as const;
-
 function embeddable(c: LinkBase, path: string): Link[] {
   return [{ embeddable: true, href: apiUrl(c, path) }];
 }
 
-export function eventLinks(c: LinkBase, id: number): Links {
+function eventLinks(c: LinkBase, id: number): Links {
   return {
     ...selfAndCollection(c, `/admin/events/${id}`, "/admin/events"),
     ticket_types: embeddable(c, `/admin/events/${id}/ticket-types`),
@@ -160,7 +158,7 @@ const int = z.number().int();
 const eventDate = optionalDateTimeView.describe('`YYYY-MM-DD HH:MM:SS` in the event\'s own `timezone`, or `""` when not set');
 
 /** An event as the API shows it (spec: Event). */
-export const eventView = named(
+const eventView = named(
   "Event",
   z.object({
     id: int,
@@ -280,5 +278,3 @@ export function presentEvent(c: LinkBase, e: EventRow) {
     _links: eventLinks(c, e.id),
   } satisfies z.infer<typeof eventView>;
 }
-
-export type EventView = ReturnType<typeof presentEvent>;

@@ -33,7 +33,7 @@ import { purgeEventPdfs, purgeOrderPdfs } from "../../platform/pdf-cache";
 import { eventTopic } from "./event-topics";
 import type { EventRow } from "../../db/rows";
 
-export const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
+const DEFAULT_EVENT_DATE_FORMAT = "Y-m-d H:i";
 
 const DEFAULT_EMAIL: EmailSettings = { sender_name: "", sender_email: "", bcc: "", subject: "", body: "" };
 const DEFAULT_CONFIRMATION_EMAIL: ConfirmationEmailSettings = { bcc: "", subject: "", body: "", redirect: "" };

@@ -20,7 +20,7 @@ import { scanKeyQr } from "./scan-key-qr";
 
 const keyParams = pathParams({ id: numericParam("event"), key: keyParam("scan_key") });
 
-/** `/admin/events/<event_id>/scan-keys` (decisions.md section 6; the QR code for the door app: issue 22). */
+/** `/admin/events/<event_id>/scan-keys` (decisions.md section 6; the QR code for the door app: docs/scanning.md "A scan key's QR code for the door app"). */
 export const scanKeysRoutes = new Hono<AppEnv>()
   .get("/", describeRoute(scanKeysApi.list), pathId("event"), async (c) => {
     const deps = depsOf(c);

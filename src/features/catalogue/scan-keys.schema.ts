@@ -25,7 +25,7 @@ export const updateScanKeyBody = z.strictObject(scanKeyFields).omit({ key: true 
 export type ScanKeyCreateInput = z.output<typeof createScanKeyBody>;
 export type ScanKeyUpdateInput = z.output<typeof updateScanKeyBody>;
 
-/** `GET .../scan-keys/<key>/qr` (issue 22): the image's format. */
+/** `GET .../scan-keys/<key>/qr` (docs/scanning.md "A scan key's QR code for the door app"): the image's format. */
 export const scanKeyQrQuery = z.object({
   format: z.enum(["png", "svg"], "must be png or svg").default("png").describe("`png` (the default) or `svg`."),
 });

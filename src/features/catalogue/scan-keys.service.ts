@@ -10,7 +10,7 @@ import type { Deps } from "../../platform/deps";
 import { bumpConfigVersion, forgetScanKey, pushEventConfig } from "./event-config.service";
 import type { ScanKeyRow } from "../../db/rows";
 
-export const DEFAULT_SCAN_DATE_FORMAT = "Y-m-d H:i:s";
+const DEFAULT_SCAN_DATE_FORMAT = "Y-m-d H:i:s";
 
 export function listScanKeys({ db }: Deps, eventId: number): Promise<ScanKeyRow[]> {
   return db.select().from(scanKeys).where(eq(scanKeys.eventId, eventId)).orderBy(asc(scanKeys.position));

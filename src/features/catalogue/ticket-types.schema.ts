@@ -76,11 +76,6 @@ export const createTicketTypeBody = z.strictObject(ticketTypeFields).partial().r
 export const updateTicketTypeBody = z.strictObject(ticketTypeFields).partial();
 export type TicketTypeInput = z.output<typeof updateTicketTypeBody>;
 
-export const ticketTypePath = z.object({
-  id: z.string(),
-  typeId: z.string(),
-});
-
 const int = z.number().int();
 
 /** A ticket type as the API shows it (spec: Ticket type). */

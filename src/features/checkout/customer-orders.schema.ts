@@ -22,7 +22,7 @@ const int = z.number().int();
 const inEventZone = optionalDateTimeView.describe("In the event's own time zone.");
 
 /** What a shop front needs to render an event's order form (decisions.md 5.1). */
-export const orderFormView = named(
+const orderFormView = named(
   "OrderForm",
   z.object({
     event_id: int,
@@ -67,7 +67,7 @@ export const orderFormView = named(
 export type OrderFormView = z.infer<typeof orderFormView>;
 
 /** A customer order's answer: the order, its group, and what comes next. */
-export const customerOrderView = named(
+const customerOrderView = named(
   "CustomerOrder",
   orderView.extend({
     group_orders: z.array(int).describe("The ids of the orders placed together (one per chosen date)."),
@@ -82,7 +82,7 @@ export const customerOrderView = named(
   }),
 );
 
-export const orderStatusView = named(
+const orderStatusView = named(
   "OrderStatus",
   z.object({
     payment_status: z.string(),

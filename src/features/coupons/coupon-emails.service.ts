@@ -106,7 +106,7 @@ async function templateCoupon({ db }: Deps, user: AuthUser, code: string): Promi
 }
 
 /** The coupon keywords of decisions.md 9. */
-export function couponKeywords(
+function couponKeywords(
   deps: Deps,
   coupon: Pick<
     CouponRow,
@@ -207,7 +207,7 @@ export async function sendCouponEmails(deps: Deps, user: AuthUser, input: Coupon
  * Examples a user may send a day (decisions.md 15): the route mails any address from the platform's sender, so it
  * is bounded per user, counted in D1 (platform/daily-quota.ts) so that isolates and requests at once share it.
  */
-export const EXAMPLE_EMAILS_PER_DAY = 20;
+const EXAMPLE_EMAILS_PER_DAY = 20;
 
 /**
  * `POST /admin/coupons/bulk/emails/send-example`: the body filled with a sample coupon, to one address; at most

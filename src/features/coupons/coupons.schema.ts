@@ -10,7 +10,7 @@ import type { CouponRow } from "../../db/rows";
 import { answers, named, type RouteDoc } from "../../http/route-docs";
 import { amountView, dateTimeView, deletedView, linksView, optionalDateTimeView } from "../../http/view-types";
 
-export const COUPON_TYPES = ["percent", "fixed"] as const satisfies readonly CouponType[];
+const COUPON_TYPES = ["percent", "fixed"] as const satisfies readonly CouponType[];
 
 /** A percent coupon's `amount` is at most 100 % (stored in hundredths of a percent). */
 export const MAX_PERCENT_HUNDREDTHS = 10_000;
@@ -52,7 +52,7 @@ export type ListCouponsQuery = z.output<typeof listCouponsQuery>;
 const int = z.number().int();
 
 /** A coupon as the API shows it (spec: Coupon). */
-export const couponView = named(
+const couponView = named(
   "Coupon",
   z.object({
     id: int,

@@ -8,10 +8,7 @@ import { deletedView, linksView } from "../../http/view-types";
 export const uploadEmailListForm = z.strictObject({ file: filePart });
 
 /** An email list as the API shows it (spec: Email list): addressed by its event's id. */
-export const emailListView = named(
-  "EmailList",
-  z.object({ event_id: z.number().int(), total: z.number().int().describe("How many addresses it holds."), _links: linksView }),
-);
+const emailListView = named("EmailList", z.object({ event_id: z.number().int(), total: z.number().int().describe("How many addresses it holds."), _links: linksView }));
 
 /** The routes of `/admin/emaillists` (spec: Email lists). */
 export const emailListsApi = {

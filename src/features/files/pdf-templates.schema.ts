@@ -29,7 +29,7 @@ export const updatePdfTemplateForm = z.strictObject({ title, type, author_id: au
 export type PdfTemplateChanges = { title?: string; type?: (typeof TEMPLATE_TYPES)[number]; author_id?: number; file?: File };
 
 /** A PDF template as the API shows it (spec: PDF template). */
-export const pdfTemplateView = named(
+const pdfTemplateView = named(
   "PdfTemplate",
   z.object({
     id: z.number().int(),

@@ -6,7 +6,7 @@ import { answers, named, type RouteDoc } from "../../http/route-docs";
 import { dateTimeView, deletedView, linksView } from "../../http/view-types";
 
 /** A log entry as the API shows it (spec: Log entry). */
-export const logView = named(
+const logView = named(
   "LogEntry",
   z.object({
     id: z.number().int(),

@@ -42,7 +42,7 @@ export async function purgeExpiredLogs({ db, config, now }: Deps): Promise<numbe
 }
 
 /** `GET /admin/logs` answers at most this many rows, the newest first. */
-export const LOG_LIST_LIMIT = 1000;
+const LOG_LIST_LIMIT = 1000;
 
 /** Organizers see the entries of their authorised events; entries of no event are for administrators. */
 function scopeOf(user: AuthUser): SQL | undefined {

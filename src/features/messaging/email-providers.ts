@@ -3,7 +3,7 @@ import type { Config } from "../../config";
 
 /** Where outgoing email goes (decisions.md 9). */
 
-export interface OutgoingEmail {
+interface OutgoingEmail {
   to: string;
   bcc: string;
   fromName: string;
@@ -14,7 +14,7 @@ export interface OutgoingEmail {
   idempotencyKey: string;
 }
 
-export type SendResult = { ok: true } | { ok: false; error: string; retryable: boolean };
+type SendResult = { ok: true } | { ok: false; error: string; retryable: boolean };
 
 export interface EmailProvider {
   readonly name: string;
@@ -22,7 +22,7 @@ export interface EmailProvider {
 }
 
 /** The default: the outbox row is the message; nothing leaves (GET /admin/emails shows what would have). */
-export const outboxProvider: EmailProvider = {
+const outboxProvider: EmailProvider = {
   name: "outbox",
   send: async () => ({ ok: true }),
 };
@@ -31,7 +31,7 @@ export const outboxProvider: EmailProvider = {
  * `Display Name <address>`; a name holding RFC 5322 specials (commas, colons, brackets, quotes ...) is quoted, so
  * it stays one name and cannot add an address.
  */
-export function mailbox(name: string, address: string): string {
+function mailbox(name: string, address: string): string {
   const clean = name.replace(/[\r\n]+/g, " ").trim();
   if (!clean) return address;
   if (!/[()<>[\]:;@\\,."]/.test(clean)) return `${clean} <${address}>`;
@@ -42,7 +42,7 @@ export function mailbox(name: string, address: string): string {
  * Resend's HTTP API (`POST /emails` with a bearer key and an `Idempotency-Key`). 429 and 5xx are worth retrying, and
  * a 409 for a request with the same key still in progress; other 4xx are not.
  */
-export function resendProvider(config: Pick<Config, "allowHttpOutbound" | "email">): EmailProvider {
+function resendProvider(config: Pick<Config, "allowHttpOutbound" | "email">): EmailProvider {
   return {
     name: "resend",
     async send(email) {

@@ -7,7 +7,7 @@ import { splitHtml } from "../../lib/html-parts";
  * what a keyword may put where is decided here, because customers choose the values.
  */
 
-export type Keyword =
+type Keyword =
   | "NAME"
   | "EMAIL"
   | "YEAR"

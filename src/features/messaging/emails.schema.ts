@@ -19,7 +19,7 @@ export const listEmailsQuery = z.object({
 });
 
 /** An outbox row as the API shows it (decisions.md 13). */
-export const emailView = named(
+const emailView = named(
   "Email",
   z.object({
     id: z.number().int(),

@@ -49,7 +49,7 @@ export async function enqueueEmails(deps: Deps, ids: readonly number[]): Promise
  * provider took but we never recorded (a crash, a timeout) is not sent again. The creation time keeps the key
  * apart from a row of the same id in a database recreated within the provider's window (24 h at Resend).
  */
-export function emailIdempotencyKey(row: Pick<EmailRow, "id" | "createdAt">): string {
+function emailIdempotencyKey(row: Pick<EmailRow, "id" | "createdAt">): string {
   return `outbox-email/${row.id}-${row.createdAt}`;
 }
 

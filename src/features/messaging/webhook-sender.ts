@@ -5,7 +5,7 @@ import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
 
 /** A delivery succeeds with any 2xx within this time (decisions.md 8). */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 
 export interface WebhookTarget {
   id: number;
@@ -21,11 +21,11 @@ export interface OutgoingDelivery {
 }
 
 /** base64(HMAC-SHA256(secret, body)) over the exact bytes sent; the ping's empty body signs the empty string. */
-export async function webhookSignature(secret: string, body: string): Promise<string> {
+async function webhookSignature(secret: string, body: string): Promise<string> {
   return toBase64(await hmacSha256(secret, body));
 }
 
-export async function webhookHeaders(target: WebhookTarget, d: OutgoingDelivery): Promise<Record<string, string>> {
+async function webhookHeaders(target: WebhookTarget, d: OutgoingDelivery): Promise<Record<string, string>> {
   const [resource = "", event = ""] = d.topic.split(".");
   return {
     "User-Agent": `${pkg.name}/${pkg.version} (webhooks; +${d.source})`,

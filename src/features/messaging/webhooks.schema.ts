@@ -41,7 +41,7 @@ const int = z.number().int();
 const headers = z.record(z.string(), z.string());
 
 /** A webhook as the API shows it (spec: Webhook). */
-export const webhookView = named(
+const webhookView = named(
   "Webhook",
   z.object({
     id: int,
@@ -65,7 +65,7 @@ export const webhookView = named(
 );
 
 /** One entry of a webhook's delivery log (beyond the spec). */
-export const deliveryView = named(
+const deliveryView = named(
   "WebhookDelivery",
   z.object({
     delivery_id: z.string(),
@@ -88,7 +88,7 @@ export const deliveryView = named(
 );
 
 /** The ping's answer: the documented Fast Events shape (decisions.md 14). */
-export const pingView = z.object({
+const pingView = z.object({
   "Webhook Delivery": z.object({
     "Delivery ID": z.string(),
     Date: dateTimeView,

@@ -9,7 +9,7 @@ import { objectTicketOf } from "./stock.service";
 import type { OrderRow } from "../../db/rows";
 
 /**
- * The event objects learn every order change from D1, never only from a call after the answer (issue 18): the
+ * The event objects learn every order change from D1, never only from a call after the answer (docs/reliability.md "Guarantees"): the
  * change's own batch records an intent per object (`object_syncs`), the call after the answer (`deps.defer`) does
  * the work and clears the intent, and the reconciler re-drives intents a crash left behind, from what D1 holds
  * then. Syncing reads the order as it is now, so re-driving an old intent, or one twice, changes nothing.

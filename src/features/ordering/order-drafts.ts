@@ -32,7 +32,7 @@ export interface OrderDraft {
 
 /** The order `uid`: 40 characters of [A-Za-z0-9], a capability for the public download. */
 export const newOrderUid = () => randomString(40);
-export const newTicketId = () => randomString(16);
+const newTicketId = () => randomString(16);
 
 export interface Catalogue {
   types: TicketTypeRow[];
@@ -75,7 +75,7 @@ export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], child
  * The tickets one unit of `type` issues at `event` (its own, and a passe-partout's at each child), counted by
  * drawing them as ticketSeeds does, so that the count follows whatever ticketSeeds issues.
  */
-export function ticketsPerUnit(event: EventRow, type: TicketTypeRow, children: readonly EventRow[]): number {
+function ticketsPerUnit(event: EventRow, type: TicketTypeRow, children: readonly EventRow[]): number {
   return ticketSeeds(event, [{ type, count: 1 }], children).length;
 }
 
@@ -91,7 +91,7 @@ export function withSeats(seeds: readonly TicketSeed[], eventId: number, seats: 
   return seeds.map((s) => (s.eventId === eventId && next < seats.length ? { ...s, seat: seats[next++]! } : s));
 }
 
-export function priceLines(lines: readonly TicketLine[]): OrderLine[] {
+function priceLines(lines: readonly TicketLine[]): OrderLine[] {
   return lines.map(({ type, count }) => ({
     typeId: type.id,
     name: type.name,
@@ -103,7 +103,7 @@ export function priceLines(lines: readonly TicketLine[]): OrderLine[] {
 }
 
 /** Stored answers: password answers are checked but never stored. */
-export function storedFields(answers: readonly FieldAnswer[]): OrderFieldValue[] {
+function storedFields(answers: readonly FieldAnswer[]): OrderFieldValue[] {
   return answers.filter((a) => a.field.type !== "password").map((a) => ({ id: a.field.id, name: a.field.name, value: a.value }));
 }
 

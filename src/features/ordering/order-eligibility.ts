@@ -17,8 +17,8 @@ import type { ClaimRow, EventRow } from "../../db/rows";
  */
 
 export const alreadyOrdered = () => orderError("order_already_ordered", "You already have a booking/order");
-export const notAllowed = (message = "You are not allowed to book/order") => orderError("order_not_allowed", message);
-export const maxTickets = (n: number) => orderError("order_max_tickets", `You can book a maximum of ${Math.max(0, n)} tickets`);
+const notAllowed = (message = "You are not allowed to book/order") => orderError("order_not_allowed", message);
+const maxTickets = (n: number) => orderError("order_max_tickets", `You can book a maximum of ${Math.max(0, n)} tickets`);
 
 /** The events one order per email spans: the event, and its `unique_event_ids` while unique users is on. */
 export function uniqueScope(event: EventRow): number[] {
@@ -26,7 +26,7 @@ export function uniqueScope(event: EventRow): number[] {
 }
 
 /** Unique users: no live order by this email in the scope (read here, claimed in the batch). */
-export async function checkUniqueUser(deps: Deps, event: EventRow, emailKey: string, uid: string): Promise<ClaimRow[]> {
+async function checkUniqueUser(deps: Deps, event: EventRow, emailKey: string, uid: string): Promise<ClaimRow[]> {
   const scope = uniqueScope(event);
   if (scope.length === 0) return [];
   const taken = await deps.db
@@ -76,7 +76,7 @@ export async function capRefusal(deps: Deps, event: EventRow, emailKey: string):
 const ELIGIBILITY_TIMEOUT_MS = 5000;
 
 /** The spec's "Outbound eligibility check" body. Password answers go in clear text (trusted servers only). */
-export function eligibilityBody(name: string, email: string, draft: OrderDraft, passwords: ReadonlyMap<string, string>) {
+function eligibilityBody(name: string, email: string, draft: OrderDraft, passwords: ReadonlyMap<string, string>) {
   const vat = draft.totals.vatCents;
   const fields = [...draft.fields.map((f) => ({ name: f.name, value: f.value })), ...[...passwords].map(([name, value]) => ({ name, value }))];
   return {
@@ -126,7 +126,7 @@ async function checkRemote(deps: Deps, event: EventRow, body: unknown, tickets: 
 }
 
 /** User groups, when the event restricts who may order: the email list (1) or the REST check (2). */
-export async function checkUserGroups(
+async function checkUserGroups(
   deps: Deps,
   event: EventRow,
   who: { name: string; email: string },

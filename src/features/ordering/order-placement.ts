@@ -38,7 +38,7 @@ function couponUsed(deps: Deps, couponId: number, onlyIf?: SQL) {
 }
 
 /** The event objects a final order concerns: those it draws stock from, and those holding its tickets. */
-export function finalEventIds(deductions: readonly StockDeduction[], seeds: readonly TicketSeed[]): number[] {
+function finalEventIds(deductions: readonly StockDeduction[], seeds: readonly TicketSeed[]): number[] {
   return [...new Set([...deductions.map((d) => d.eventId), ...seeds.map((s) => s.eventId)])];
 }
 

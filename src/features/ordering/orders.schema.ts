@@ -29,8 +29,8 @@ export const orderFieldsInput = z.union([z.array(z.record(z.string(), fieldValue
   return map;
 });
 
-/** What a `tickets` of another shape answers: the shape the spec asks for, with an example (issue 20). */
-export const TICKETS_SHAPE_MESSAGE = 'must be a list of {"<ticket type id>": count} maps, such as [{"v05ef7": 2}]';
+/** What a `tickets` of another shape answers: the shape the spec asks for, with an example (docs/ordering.md "Dashboard and customer orders"). */
+const TICKETS_SHAPE_MESSAGE = 'must be a list of {"<ticket type id>": count} maps, such as [{"v05ef7": 2}]';
 
 /** Ticket type ids as the catalogue makes them (decisions.md 3): `v` and 5 lowercase hex. */
 const TICKET_TYPE_ID = /^v[0-9a-f]{5}$/;

@@ -18,7 +18,7 @@ import type { EventRow } from "../../db/rows";
  */
 
 /** A new ticket's type as shown for it (with its seat). */
-export const seedTypeLabel = (seed: TicketSeed): string => ticketTypeLabel({ ticketTypeName: seed.typeName, seat: seed.seat });
+const seedTypeLabel = (seed: TicketSeed): string => ticketTypeLabel({ ticketTypeName: seed.typeName, seat: seed.seat });
 
 /** A new ticket as its event object keeps it. */
 export const objectTicket = (seed: TicketSeed): ObjectTicket => ({ id: seed.id, typeId: seed.typeId, typeName: seedTypeLabel(seed) });
@@ -30,7 +30,7 @@ export const objectTicketOf = (row: { id: string; ticketTypeId: string; ticketTy
   typeName: ticketTypeLabel(row),
 });
 
-export interface StockStep {
+interface StockStep {
   eventId: number;
   minVersion: number;
   request: ReservationRequest;

@@ -5,7 +5,7 @@ import type { Deps } from "../../platform/deps";
  * and refunds. Whatever the provider, completion arrives through `completePayment` (payments.service.ts), the
  * same path a real provider's webhook takes.
  */
-export interface CheckoutGroup {
+interface CheckoutGroup {
   /** The payment group's uid (the first order's uid). */
   uid: string;
   /** The first order's id, for the status address a customer returns to. */

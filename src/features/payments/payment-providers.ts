@@ -13,7 +13,7 @@ export function testCheckoutId(uid: string): string {
  * The built-in test provider: its checkout is this service's own page `/pay/test/<uid>` with Pay and Cancel
  * buttons. Nothing leaves the service; refunds always succeed.
  */
-export const testProvider: PaymentProvider = {
+const testProvider: PaymentProvider = {
   name: "test",
   async startCheckout(deps, group) {
     return { checkoutUrl: `${deps.origin}${API_BASE}/pay/test/${group.uid}`, paymentId: testCheckoutId(group.uid) };

@@ -27,13 +27,13 @@ import type { OrderRow } from "../../db/rows";
  */
 
 /** A claim older than this is taken to be from a consumer that died. */
-export const REFUND_CLAIM_S = 600;
+const REFUND_CLAIM_S = 600;
 
 const NOT_FOUND = "Order not found";
 const NOT_PAID = "Order status is not set to 'paid'";
 
 /** What a refund gives back: the total less the cost per order, or per ticket; never below 0. */
-export function refundCents(order: Pick<OrderRow, "totalCents" | "numTickets">, cost: { cost_type: "ticket" | "order"; cost: number }): number {
+function refundCents(order: Pick<OrderRow, "totalCents" | "numTickets">, cost: { cost_type: "ticket" | "order"; cost: number }): number {
   const withheld = cost.cost_type === "ticket" ? cost.cost * order.numTickets : cost.cost;
   return Math.max(0, order.totalCents - withheld);
 }

@@ -5,7 +5,7 @@ import type { Deps } from "../../platform/deps";
 import type { PaymentProvider } from "./payment-provider";
 
 /**
- * Stripe Checkout (issue 8): a session per payment group, expired at our deadline where Stripe allows it,
+ * Stripe Checkout (docs/who-may-order.md "Stripe"): a session per payment group, expired at our deadline where Stripe allows it,
  * completion through Stripe's signed webhook, refunds of the payment intent. Speaks Stripe's form-encoded API.
  */
 

@@ -25,10 +25,10 @@ const scanLines = z
   )
   .describe("One line per ticket type, with the scans per location and level.");
 
-export const salesReportView = named("SalesReport", z.object({ id: int, orders: salesLines, _links: linksView }));
-export const groupSalesReportView = named("GroupSalesReport", z.object({ event_group: z.string(), orders: salesLines, _links: linksView }));
-export const scansReportView = named("ScansReport", z.object({ id: int, tickets: scanLines, _links: linksView }));
-export const groupScansReportView = named("GroupScansReport", z.object({ event_group: z.string(), tickets: scanLines, _links: linksView }));
+const salesReportView = named("SalesReport", z.object({ id: int, orders: salesLines, _links: linksView }));
+const groupSalesReportView = named("GroupSalesReport", z.object({ event_group: z.string(), orders: salesLines, _links: linksView }));
+const scansReportView = named("ScansReport", z.object({ id: int, tickets: scanLines, _links: linksView }));
+const groupScansReportView = named("GroupScansReport", z.object({ event_group: z.string(), tickets: scanLines, _links: linksView }));
 
 const GROUP = "Of every event of the event's group the user may see (the event alone when it is in no group).";
 

@@ -1,4 +1,4 @@
-import { recordScans } from "./scans.service";
+import { recordScans } from "./scan-records.service";
 import { scansRecordJob } from "../../platform/messages";
 import { parseJob, type JobHandler } from "../../platform/parse-job";
 

@@ -34,7 +34,7 @@ export const scansRoutes = new Hono<ScanKeyEnv>()
 
 /**
  * `/scan-keys/...` (any scan key): what a door phone keeps to scan offline, the keys that verify signed ticket codes
- * and its own key's settings (issue 22).
+ * and its own key's settings (docs/scanning.md "The key's own settings").
  */
 export const scanKeySyncRoutes = new Hono<ScanKeyEnv>()
   .use("*", scanRateLimit, requireScanKey)

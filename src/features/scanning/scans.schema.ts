@@ -8,7 +8,6 @@ import { dateTimeView } from "../../http/view-types";
 export const scanBody = z.strictObject({
   id: z.string().trim().min(1, "must not be empty").max(300, "must be at most 300 characters"),
 });
-export type ScanInput = z.output<typeof scanBody>;
 
 /** `GET /scans/revoked?since=<date-time>`: in the event's zone; omitted, every revoked ticket. */
 export const revokedQuery = z.object({
@@ -60,7 +59,7 @@ const int = z.number().int();
 const KEY = "A scan key of the event in `X-EVT-API-KEY` (no service key).";
 
 /** The decision on one scan (decisions.md 6, 12, 13): `status` true admits; a refusal says why in `error`. */
-export const scanResultView = named(
+const scanResultView = named(
   "ScanResult",
   z.object({
     order_id: int.describe("0 when the ticket is unknown here."),
@@ -105,7 +104,7 @@ export const offlineListView = named(
   }),
 );
 
-/** What a door phone decides scans with offline (issue 22): the key's settings, never the key itself. */
+/** What a door phone decides scans with offline (docs/scanning.md "The key's own settings"): the key's settings, never the key itself. */
 export const scanKeySelfView = named(
   "ScanKeySelf",
   z.object({

@@ -64,7 +64,7 @@ export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Pro
   const stub = deps.eventObjects.get(use.eventId);
   const scan = async () => (await ask(deps, use, (v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
   const first = await scan();
-  // The door never refuses a valid ticket (issue 18): an object that has not learned an order yet (its call was
+  // The door never refuses a valid ticket (docs/reliability.md "Guarantees"): an object that has not learned an order yet (its call was
   // lost) catches up from D1 for that order, then decides. Only unknown tickets pay this D1 read.
   if (first.error !== SCAN_ERRORS.notFound || !(await catchUpTicket(deps, use.eventId, ticketId))) return first;
   return scan();

@@ -17,7 +17,7 @@ const notAvailable = () => new ApiError(404, "rest_invoice_not_available", "Ther
 const percent = (hundredths: number) => `${hundredths / 100}%`;
 
 /** What the invoice shows, as text: lines per ticket type, the discount, totals and the VAT per rate. */
-export function invoiceView(order: OrderRow, event: EventRow): InvoiceView {
+function invoiceView(order: OrderRow, event: EventRow): InvoiceView {
   const money = (cents: number) => `${centsToDecimal(cents)} ${order.currency}`;
   const { lines, byRate } = invoiceLines(
     order.lines.filter((l) => l.count > 0),

@@ -17,7 +17,7 @@ export const personaliseBody = z.strictObject({
 export type PersonaliseInput = z.output<typeof personaliseBody>;
 
 /** An order's tickets with the fields each must be personalised with (decisions.md 7, 13). */
-export const personalisationView = named(
+const personalisationView = named(
   "Personalisation",
   z.object({
     tickets: z.array(

@@ -48,7 +48,7 @@ export async function personalisationNeeds(deps: Deps, order: OrderRow): Promise
   return own.map((ticket) => ({ ticket, fields: fields.filter((f) => asked.get(ticket.ticketTypeId)?.has(f.name)) }));
 }
 
-export function isPersonalised(n: TicketNeeds): boolean {
+function isPersonalised(n: TicketNeeds): boolean {
   return n.fields.length === 0 || n.ticket.personalisedAt !== null;
 }
 

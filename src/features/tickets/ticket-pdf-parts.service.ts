@@ -25,7 +25,7 @@ export const PART_REDRIVE_S = LOST_MESSAGE_S;
 /** Parts older than this (a render abandoned by a change or a crash) are swept by the cron's retention. */
 export const PART_TTL_S = 3600;
 /** The `Retry-After` of the `202`: a part renders in about a second (docs/tickets-pdf.md). */
-export const RENDERING_RETRY_AFTER_S = 3;
+const RENDERING_RETRY_AFTER_S = 3;
 
 export interface Rendering {
   kind: "rendering";

@@ -73,7 +73,7 @@ async function bootstrapAdministrator(deps: Deps, sentUsername: string, sentPass
   return true;
 }
 
-export function toAuthUser(user: UserRow): AuthUser {
+function toAuthUser(user: UserRow): AuthUser {
   return { id: user.id, username: user.username, role: user.role, authorisedEvents: user.authorisedEvents };
 }
 

@@ -61,7 +61,7 @@ export function toUserChanges(body: z.output<typeof updateUserBody>): UserChange
 }
 
 /** A user as the API shows it (decisions.md 2, 13). */
-export const userView = named(
+const userView = named(
   "User",
   z.object({
     id: z.number().int(),
@@ -76,7 +76,7 @@ export const userView = named(
 );
 
 /** An application password as its list shows it: never the password. */
-export const applicationPasswordView = named(
+const applicationPasswordView = named(
   "ApplicationPassword",
   z.object({ uuid: z.string(), name: z.string(), created_at: dateTimeView, last_used_at: dateTimeView.nullable().describe("null: never used.") }),
 );

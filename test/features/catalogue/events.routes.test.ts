@@ -1284,7 +1284,7 @@ describe("DELETE /admin/events/<id>", () => {
   });
 });
 
-describe("region: where the event's object is created (issue 21)", () => {
+describe("region: where the event's object is created (docs/scale.md 'Near the venue')", () => {
   it("takes a location hint on create, or follows the time zone, or names none", async () => {
     const named = await expectJson(post({ event_name: uname("Region "), region: "apac", timezone: "Europe/Amsterdam" }), 201);
     expect(named.region).toBe("apac");

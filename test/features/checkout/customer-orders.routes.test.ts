@@ -667,7 +667,7 @@ describe("POST /events/<event_id>/orders: validation, each failure with its code
     expect(await ordersOf(s.event.id)).toEqual([]);
   });
 
-  it("a tickets of another shape is refused naming the expected one (issue 20)", async () => {
+  it("a tickets of another shape is refused naming the expected one (docs/ordering.md 'Dashboard and customer orders')", async () => {
     const s = await shop();
     const id = s.types[0]!.id as string;
     for (const tickets of [[{ id: 3, quantity: 2 }], [{ id, quantity: 2 }], { [id]: 2 }, [[id, 2]], [{ [id]: "2" }]]) {
@@ -883,7 +883,7 @@ describe("Idempotency-Key on POST /events/<event_id>/orders", () => {
     expect(await ordersOf(s.event.id)).toHaveLength(4);
   });
 
-  it("a retry after a crash that lost the first answer gets the committed order, never a second one (issue 18)", async () => {
+  it("a retry after a crash that lost the first answer gets the committed order, never a second one (docs/reliability.md 'Guarantees')", async () => {
     const s = await shop({ types: [{ name: "Regular", price: 10, stock_control: true, stock: 10 }] });
     const key = unique("idem-crash-");
     const body = orderBody(s, [2]);

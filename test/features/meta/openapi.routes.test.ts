@@ -12,7 +12,7 @@ import { EXAMPLE_ORIGIN } from "../../helpers/openapi";
 import { SCALAR_ASSET } from "../../../src/features/meta/docs.routes";
 
 /**
- * `GET /openapi.json` and `GET /docs` (issue 12; decisions.md 12: public): the OpenAPI 3.1 document generated from
+ * `GET /openapi.json` and `GET /docs` (decisions.md 12: public): the OpenAPI 3.1 document generated from
  * the routes and the schemas the validation wrapper records, so it lists every route there is.
  */
 

@@ -32,7 +32,7 @@ const ORDER_FIELDS = [
 
 type Json = Record<string, any>;
 
-/** What a `tickets` of another shape answers (issue 20): the shape the spec asks for, with an example. */
+/** What a `tickets` of another shape answers (docs/ordering.md "Dashboard and customer orders"): the shape the spec asks for, with an example. */
 const TICKETS_SHAPE = 'must be a list of {"<ticket type id>": count} maps, such as [{"v05ef7": 2}]';
 
 interface Setup {
@@ -303,7 +303,7 @@ describe("POST /admin/orders", () => {
     expect(await ordersInD1(s.event.id)).toBe(0);
   });
 
-  it("names the expected tickets shape when a client sends another one (issue 20)", async () => {
+  it("names the expected tickets shape when a client sends another one (docs/ordering.md 'Dashboard and customer orders')", async () => {
     const s = await setup();
     const id = s.types[0]!.id as string;
     const shapes: unknown[] = [

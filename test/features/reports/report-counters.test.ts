@@ -5,7 +5,7 @@ import { FINAL_STATUSES } from "../../../src/db/order-status";
 import { orders, tickets } from "../../../src/db/schema";
 import { expireOrder } from "../../../src/features/payments/payments.service";
 import { refundOrder } from "../../../src/features/payments/refunds.service";
-import { recordScans } from "../../../src/features/scanning/scans.service";
+import { recordScans } from "../../../src/features/scanning/scan-records.service";
 import { depsFromEnv } from "../../../src/platform/deps";
 import type { ScansRecordJob } from "../../../src/platform/messages";
 import { call, expectJson, unique } from "../../helpers/api";
@@ -14,7 +14,7 @@ import { createOrderEvent, createOrderType, emailedConfirmLink, orderBody } from
 import { recountSales, recountSalesTotals, recountScans, recountScanTotals } from "../../helpers/report-recount";
 
 /**
- * The report counters (issue 21) against a full recount: after a random sequence of what happens to orders, tickets
+ * The report counters (docs/scanning.md "Reports") against a full recount: after a random sequence of what happens to orders, tickets
  * and scans (orders of every kind and status, payments, late payments, refunds, expiry, confirmations, deletions,
  * tickets deleted and issued again, scans at several locations and levels with resets, replays and late copies,
  * passe-partouts, some of it at once), every report and embedded total equals the same numbers counted again from

@@ -12,7 +12,7 @@ import { createScanKey } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
 
 /**
- * The offline list that scales (issue 21, part 2; docs/scanning.md "Offline list"): `GET /scans/tickets` in pages
+ * The offline list that scales (docs/scanning.md "Offline list"): `GET /scans/tickets` in pages
  * by cursor (`per_page`, `cursor`, `next` in `_links` and `Link`), by change (`since=<sync_token>`: what became
  * valid or changed, and what stopped being valid), with an `ETag` that answers `304` while the event object's list
  * is unchanged. Storage is shared with other files: every test makes its own events and orders.

@@ -9,7 +9,7 @@ import { createScanOutbox, nextSendAt, SCAN_FLUSH_MS, SCAN_RESEND_MS, sendDueSca
 import worker from "../../../src/index";
 import type { ScansRecordJob } from "../../../src/platform/messages";
 import { depsFromEnv } from "../../../src/platform/deps";
-import { recordScans } from "../../../src/features/scanning/scans.service";
+import { recordScans } from "../../../src/features/scanning/scan-records.service";
 import { rebuildEventObject } from "../../../src/features/ordering/stock.service";
 import { API_KEY, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createScanKey, db } from "../../helpers/catalogue";
@@ -1576,7 +1576,7 @@ describe("the scan path reads nothing from D1", () => {
     const repeat = await expectJson(fetchWith(counting, request("POST", "/scans", { key, auth: null, body: { id: ticket.id } })), 200);
     expect(repeat).toMatchObject({ status: false, error: ERR.done });
     expect(calls, "D1 calls on the scan path").toEqual([]);
-    // A ticket the object does not know is looked up once in D1, in case the object missed its order (issue 18).
+    // A ticket the object does not know is looked up once in D1, in case the object missed its order (docs/reliability.md "Guarantees").
     const unknown = await expectJson(fetchWith(counting, request("POST", "/scans", { key, auth: null, body: { id: "NoSuchTicket0000" } })), 200);
     expect(unknown).toMatchObject({ status: false, error: ERR.notFound });
     expect(calls, "D1 calls for an unknown ticket").toHaveLength(1);
