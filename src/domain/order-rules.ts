@@ -165,3 +165,25 @@ export interface TicketSeed {
   /** Its type asks for personalisation (passe-partout child tickets never need it: personalisation.service). */
   personalise: boolean;
 }
+
+/** What `waitingDeadline` reads of an order: the columns D1 and the event object both hold. */
+export interface WaitingOrder {
+  open: boolean;
+  /** An open order's payment deadline, epoch seconds. */
+  expiresAt: number | null;
+  awaitsConfirmation: boolean;
+  /** When the order was placed, epoch seconds. */
+  createdAt: number;
+}
+
+/**
+ * Until when a waiting order keeps its units (decisions.md 5.7 and 13 "Holds and takes"), in epoch milliseconds: an
+ * open order until its payment deadline, a booking awaiting confirmation `confirmation_timeout` minutes after it was
+ * placed, anything else (a final order, a timeout of 0) for good: null. The order's answer, the event object's
+ * take and the reconciler all read this one rule, so none of them counts from another moment than `created_at`.
+ */
+export function waitingDeadline(order: WaitingOrder, confirmationTimeoutMinutes: number): number | null {
+  if (order.open) return (order.expiresAt ?? 0) * 1000;
+  if (order.awaitsConfirmation && confirmationTimeoutMinutes > 0) return (order.createdAt + confirmationTimeoutMinutes * 60) * 1000;
+  return null;
+}

@@ -1,3 +1,4 @@
+import { waitingDeadline } from "../domain/order-rules";
 import { DurableObject } from "cloudflare:workers";
 import { LIVE_STATUSES } from "../db/order-status";
 import type { Env } from "../env";
@@ -65,9 +66,8 @@ interface LiveOrder {
  * deadline, an unconfirmed booking's timeout, none for a final order.
  */
 function takeDeadline(o: LiveOrder): number | null {
-  if (o.payment_status === "open") return (o.expires_at ?? 0) * 1000;
-  if (o.awaits_confirmation && (o.confirmation_timeout ?? 0) > 0) return (o.created_at + (o.confirmation_timeout ?? 0) * 60) * 1000;
-  return null;
+  const order = { open: o.payment_status === "open", expiresAt: o.expires_at, awaitsConfirmation: o.awaits_confirmation === 1, createdAt: o.created_at };
+  return waitingDeadline(order, o.confirmation_timeout ?? 0);
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   isOnSale,
   MAX_ORDER_TICKETS,
   readTicketCounts,
+  waitingDeadline,
 } from "../../src/domain/order-rules";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../../src/db/rows";
 
@@ -540,5 +541,22 @@ describe("checkOrderSize (decisions.md 15)", () => {
       const err = expectRule(() => checkOrderSize(n), 400, "rest_invalid_param", "An order holds at most 1000 tickets");
       expect(err.params).toEqual({ tickets: "An order holds at most 1000 tickets" });
     }
+  });
+});
+
+describe("waitingDeadline (decisions.md 5.7, 13 'Holds and takes')", () => {
+  const placed = { open: false, expiresAt: null, awaitsConfirmation: false, createdAt: 1_800_000_000 };
+
+  it("an open order waits until its payment deadline, in milliseconds", () => {
+    expect(waitingDeadline({ ...placed, open: true, expiresAt: 1_800_000_900 }, 30)).toBe(1_800_000_900_000);
+  });
+
+  it("a booking awaiting confirmation waits confirmation_timeout minutes from its created_at", () => {
+    expect(waitingDeadline({ ...placed, awaitsConfirmation: true }, 30)).toBe((1_800_000_000 + 1800) * 1000);
+    expect(waitingDeadline({ ...placed, awaitsConfirmation: true }, 0)).toBeNull();
+  });
+
+  it("a final order waits for nothing", () => {
+    expect(waitingDeadline(placed, 30)).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ import type { Deps } from "../../platform/deps";
 import { applyCoupon } from "../coupons/coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "../ordering/order-drafts";
 import { placeOrders } from "../ordering/order-placement";
-import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, orderError, readTicketCounts } from "../../domain/order-rules";
+import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, orderError, readTicketCounts, waitingDeadline } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
 import { failUnstartedCheckout } from "../payments/payments.service";
 import { verifyCaptcha } from "./captcha";
@@ -28,6 +28,12 @@ export interface CustomerOrderResult {
  * The event a shop-front route names, looked up before anything else of the request is read (decisions.md 14): an
  * unknown or malformed id is `404 Event does not exist`, whatever the body holds.
  */
+/** The answer's `confirmation` of a booking that waits for its customer: until when, as the order itself counts it. */
+function awaitingConfirmation(order: OrderRow, timeoutMinutes: number, timezone: string) {
+  const deadline = waitingDeadline({ ...order, open: false }, timeoutMinutes);
+  return { status: "awaiting" as const, expires_at: formatOptionalDateTime(deadline === null ? null : deadline / 1000, timezone) };
+}
+
 export async function shopEvent({ db }: Deps, rawId: string): Promise<EventRow> {
   const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : null;
   const event = id !== null && Number.isSafeInteger(id) ? await db.select().from(events).where(eq(events.id, id)).get() : undefined;
@@ -104,11 +110,11 @@ export async function createCustomerOrder(
   const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
   const who = { name, email, ipAddress };
   if (total === 0) {
-    const confirmation = confirmationFor(dates[0]!, now);
+    const confirmation = confirmationFor(dates[0]!);
     const placed = confirmation
       ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation, idempotencyRef })
       : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims, idempotencyRef });
-    const awaiting = confirmation ? { status: "awaiting" as const, expires_at: formatOptionalDateTime(confirmation.deadline, deps.config.timezone) } : null;
+    const awaiting = confirmation ? awaitingConfirmation(placed[0]!, confirmation.timeoutMinutes, deps.config.timezone) : null;
     return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null, confirmation: awaiting };
   }
   if (caller === "ordering") await claimOpenPlaces(deps, drafts, claims, email, ipAddress);
@@ -160,14 +166,13 @@ export async function committedCustomerOrder(deps: Deps, idempotencyRef: string)
   const event = await deps.db.select().from(events).where(eq(events.id, first.eventId)).get();
   if (!event) return null;
   const tz = deps.config.timezone;
-  const deadline = event.confirmationTimeout > 0 ? first.createdAt + event.confirmationTimeout * 60 : null;
   return {
     order: first,
     event,
     groupOrders: placed.map((o) => o.id),
     payment:
       total > 0 ? { provider: providerOfPayment(first.paymentId).name, checkout_url: first.checkoutUrl, expires_at: formatOptionalDateTime(first.expiresAt, tz) } : null,
-    confirmation: first.awaitsConfirmation ? { status: "awaiting", expires_at: formatOptionalDateTime(deadline, tz) } : null,
+    confirmation: first.awaitsConfirmation ? awaitingConfirmation(first, event.confirmationTimeout, tz) : null,
   };
 }
 

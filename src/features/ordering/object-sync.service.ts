@@ -1,3 +1,4 @@
+import { waitingDeadline } from "../../domain/order-rules";
 import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { insertIf } from "../../db/client";
 import { isFinalOrder, LIVE_STATUSES } from "../../db/order-status";
@@ -6,7 +7,6 @@ import { coalescer } from "../../lib/coalescer";
 import { log } from "../../lib/log";
 import type { Deps } from "../../platform/deps";
 import { objectTicketOf } from "./stock.service";
-import type { OrderRow } from "../../db/rows";
 
 /**
  * The event objects learn every order change from D1, never only from a call after the answer (docs/reliability.md "Guarantees"): the
@@ -77,13 +77,6 @@ export async function releaseOrder(deps: Deps, uid: string, eventIds: readonly n
   );
 }
 
-/** How an object must hold an order that D1 says is live: with its tickets when final, else until its deadline. */
-function deadlineMs(order: OrderRow, confirmationTimeout: number): number | null {
-  if (order.paymentStatus === "open") return (order.expiresAt ?? 0) * 1000;
-  if (order.awaitsConfirmation && confirmationTimeout > 0) return (order.createdAt + confirmationTimeout * 60) * 1000;
-  return null;
-}
-
 /**
  * Brings the objects of `eventIds` level with D1 for order `uid`: a live final order is taken there with the
  * tickets D1 holds for that event; a live order that waits (payment, confirmation) is taken until its deadline; an
@@ -104,7 +97,8 @@ export async function syncOrderToObjects(deps: Deps, uid: string, eventIds: read
     return;
   }
   const event = await db.select({ timeout: events.confirmationTimeout }).from(events).where(eq(events.id, order.eventId)).get();
-  const deadline = deadlineMs(order, event?.timeout ?? 0);
+  // How an object must hold an order that D1 says is live: with its tickets when final, else until its deadline.
+  const deadline = waitingDeadline({ ...order, open: order.paymentStatus === "open" }, event?.timeout ?? 0);
   await Promise.all(eventIds.map((id) => deps.eventObjects.get(id).confirm(uid, info, deadline)));
 }
 

@@ -211,8 +211,11 @@ export function dropOpenClaims(deps: Deps, uid: string, onlyIf: SQL) {
   return deps.db.delete(orderClaims).where(and(eq(orderClaims.orderUid, uid), inArray(orderClaims.kind, [...OPEN_KINDS]), onlyIf));
 }
 
-/** Confirmation emails (RSVP): the orders wait for their customer, deleted after `confirmation_timeout` minutes. */
-export function confirmationFor(event: EventRow, now: number): { deadline: number | null } | undefined {
+/**
+ * Confirmation emails (RSVP): the orders wait for their customer, deleted `confirmation_timeout` minutes after they
+ * were placed (0: never); `waitingDeadline` counts from the order's `created_at`.
+ */
+export function confirmationFor(event: EventRow): { timeoutMinutes: number } | undefined {
   if (!event.confirmationEmailsNeeded) return undefined;
-  return { deadline: event.confirmationTimeout > 0 ? now + event.confirmationTimeout * 60 : null };
+  return { timeoutMinutes: event.confirmationTimeout };
 }

@@ -4,7 +4,7 @@ import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } fr
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { usageLimitReached } from "../../domain/coupon-rules";
-import { tooManyOpenOrders } from "../../domain/order-rules";
+import { tooManyOpenOrders, waitingDeadline } from "../../domain/order-rules";
 import { enqueueEmails, outboxStatement } from "../messaging/emails.service";
 import { orderEmail } from "./order-emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
@@ -97,7 +97,7 @@ export interface PlacementOptions {
   /** Claims of who-may-order rules per order uid, written in the batch (where their index and trigger decide). */
   claims?: ReadonlyMap<string, readonly ClaimRow[]>;
   /** Confirmation emails: the orders wait for their customer; `deadline` (epoch seconds) deletes them, null never. */
-  confirmation?: { deadline: number | null };
+  confirmation?: { timeoutMinutes: number };
   /** The request's `Idempotency-Key` as a hash (http/idempotency.ts): a retry after a crash finds these orders. */
   idempotencyRef?: string | null;
 }
@@ -237,13 +237,13 @@ export async function placeOrders(
     deps.defer(() => enqueueDeliveries(deps, deliveryIds));
   } else {
     // Open orders keep their payment deadline in the objects; unconfirmed ones their confirmation timeout.
-    const deadline = awaiting ? options.confirmation!.deadline : expiresAt;
     for (const order of placed) {
       const info = { orderId: order.id, name: order.name, email: order.email };
+      const deadline = waitingDeadline({ ...order, open: order.paymentStatus === "open" }, options.confirmation?.timeoutMinutes ?? 0);
       deps.defer(() =>
         Promise.all(
           stockEventIds(order.deductions).map(async (eventId) => {
-            await deps.eventObjects.get(eventId).confirm(order.uid, info, deadline === null ? null : deadline * 1000);
+            await deps.eventObjects.get(eventId).confirm(order.uid, info, deadline);
             await clearIntentTogether(deps, [order.uid, eventId, WAIT]);
           }),
         ),

@@ -56,7 +56,7 @@ export async function createDashboardOrder(deps: Deps, user: AuthUser, input: Da
   }
   const claims = new Map([[draft.uid, await whoMayOrder(deps, draft, { name, email })]]);
   const [priced] = input.coupon ? await applyCoupon(deps, input.coupon, [draft], email, input.amount) : [draft];
-  const confirmation = confirmationFor(event, deps.now());
+  const confirmation = confirmationFor(event);
   const [order] = await placeOrders(deps, [priced!], "dashboard", { name, email, ipAddress }, null, { claims, confirmation });
   return { order: order!, event };
 }
