@@ -3,7 +3,7 @@
  * list's sync (a full walk once, then deltas with `since`), and the replay of scans decided offline.
  */
 import { SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
-import { looksSigned, TicketSigner } from "../lib/ticket-codes";
+import { looksSigned, TicketSigner, ticketIdOfCode } from "../lib/ticket-codes";
 import { fetchKeyConfig, fetchListPage, fetchPublicKeys, postScan, Unreachable } from "./door-api";
 import type { ScanAnswer } from "./door-types";
 import type { DoorSettings, DoorStore, LocalScan } from "./door-store";
@@ -19,7 +19,6 @@ export interface ScanShown {
   offline: boolean;
 }
 
-const PLAIN_ID = /^[A-Za-z0-9]{16}$/;
 const LIST_PER_PAGE = 1000;
 const REPEATS = new Set<string>([SCAN_ERRORS.done, SCAN_ERRORS.away, SCAN_ERRORS.back, SCAN_ERRORS.left]);
 
@@ -112,10 +111,8 @@ export class Door {
   }
 
   /** The ticket a code names when it is this event's (a signed code's signature holds, or a plain ticket id). */
-  private async ticketIdOf(code: string): Promise<string | null> {
-    if (PLAIN_ID.test(code)) return code;
-    const verified = await this.signer.verify(code);
-    return verified && verified.eventId === this.settings.config.event_id ? verified.ticketId : null;
+  private ticketIdOf(code: string): Promise<string | null> {
+    return ticketIdOfCode(this.signer, this.settings.config.event_id, code);
   }
 
   /** This phone's admitted scans of a ticket, oldest first (a refused scan is no scan). */

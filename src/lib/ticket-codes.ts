@@ -40,6 +40,21 @@ export function looksSigned(code: string): boolean {
   return code.includes(".");
 }
 
+/** A ticket id as the service draws them: 16 letters and digits. */
+const PLAIN_ID = /^[A-Za-z0-9]{16}$/;
+
+/**
+ * The ticket a scanned code names at event `eventId`: a plain ticket id as it is, a signed code once its signature
+ * holds and it names that event; null for anything else (a forgery, another event's code, a barcode of something
+ * else). The service and the door app both read a scan with it (decisions.md 13 "Signed ticket codes").
+ */
+export async function ticketIdOfCode(signer: TicketSigner, eventId: number, code: string): Promise<string | null> {
+  if (PLAIN_ID.test(code)) return code;
+  if (!looksSigned(code)) return null;
+  const verified = await signer.verify(code);
+  return verified && verified.eventId === eventId ? verified.ticketId : null;
+}
+
 function base64url(bytes: ArrayBuffer): string {
   let s = "";
   for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);

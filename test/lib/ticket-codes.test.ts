@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";
-import { looksSigned, qrPayload, signerFor, TicketSigner, type SigningKeyJwk } from "../../src/lib/ticket-codes";
+import { looksSigned, qrPayload, signerFor, TicketSigner, ticketIdOfCode, type SigningKeyJwk } from "../../src/lib/ticket-codes";
 
 /**
  * Signed ticket codes (src/lib/ticket-codes.ts): `<kid>.<event id>.<ticket id>.<base64url Ed25519 signature>`.
@@ -270,5 +270,21 @@ describe("without signing keys", () => {
     const payload = await qrPayload(signer, { eventId: 42, id: TICKET });
     expect(payload).toBe(await signer.sign(42, TICKET));
     expect(await signer.verify(payload)).toEqual({ kid: "test1", eventId: 42, ticketId: TICKET });
+  });
+});
+
+describe("ticketIdOfCode: the one reading of a scanned code, for the service and the door app", () => {
+  it("a plain ticket id as it is; a signed code of this event as its ticket id", async () => {
+    const signer = signerFor(KEYS);
+    expect(await ticketIdOfCode(signer, 7, TICKET)).toBe(TICKET);
+    expect(await ticketIdOfCode(signer, 7, await signer.sign(7, TICKET))).toBe(TICKET);
+  });
+
+  it("null for another event's code, a forged one, and anything that is neither (a product's barcode)", async () => {
+    const signer = signerFor(KEYS);
+    const code = await signer.sign(8, TICKET);
+    expect(await ticketIdOfCode(signer, 7, code)).toBeNull();
+    expect(await ticketIdOfCode(signer, 8, `${code.slice(0, -2)}AA`)).toBeNull();
+    for (const other of ["8712345678906", "", "short", `${TICKET}x`, "abc.def"]) expect(await ticketIdOfCode(signer, 7, other), other).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { OfflineListAnswer, ScanAnswer, ScanKeyAnswer, TicketScansAnswer } from "../../event-object/event.do";
 import type { ScanResult } from "../../domain/scan-rules";
-import { looksSigned, signerFor } from "../../lib/ticket-codes";
+import { signerFor, ticketIdOfCode } from "../../lib/ticket-codes";
 import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
 import { formatNameList } from "../../domain/catalogue-names";
 import { and, asc, eq, gte } from "drizzle-orm";
@@ -70,11 +70,9 @@ export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Pro
   return scan();
 }
 
-/** The ticket id a code names for this key's event: a plain id as it is, a signed code once verified (else null). */
-async function ticketIdOf(deps: Deps, use: ScanKeyUse, code: string): Promise<string | null> {
-  if (!looksSigned(code)) return code;
-  const verified = await signerFor(deps.config.ticketSigningKeys).verify(code);
-  return verified && verified.eventId === use.eventId ? verified.ticketId : null;
+/** The ticket id a code names for this key's event (lib/ticket-codes.ts), else null. */
+function ticketIdOf(deps: Deps, use: ScanKeyUse, code: string): Promise<string | null> {
+  return ticketIdOfCode(signerFor(deps.config.ticketSigningKeys), use.eventId, code);
 }
 
 /** `GET /scans/<ticket_id>`: the ticket and its scans, for any scan key of its event (the id or the signed code). */
