@@ -12,16 +12,25 @@ import { createOrderEvent, createOrderType, orderBody, ordersOf, postOrder } fro
  * decisions.md 15 "Overload": an event's object that cannot answer (too busy, or staying behind its catalogue after
  * the push that should bring it up to date) is a `503 rest_overloaded` with `Retry-After`, the same for orders and
  * scans, and nothing is decided or written. The object is kept behind by letting it ignore the pushes of one event
- * (its `applyConfig` answers the version it already holds), as a push lost on the way would.
+ * (its `applyConfig` answers the version it already holds), as a push lost on the way would. Every caller asks
+ * through the one client (features/catalogue/event-object-client.ts): a stale answer is followed by one push and
+ * one more question, no more.
  */
 
 const ignored = new Set<number>();
+/** The pushes each ignored event's object received (and ignored). */
+const pushes = new Map<number, number>();
 const applyConfig = EventObject.prototype.applyConfig;
 EventObject.prototype.applyConfig = function (this: EventObject, next: EventConfig) {
-  return ignored.has(next.eventId) ? this.configVersion() : applyConfig.call(this, next);
+  if (!ignored.has(next.eventId)) return applyConfig.call(this, next);
+  pushes.set(next.eventId, (pushes.get(next.eventId) ?? 0) + 1);
+  return this.configVersion();
 };
 
-afterEach(() => ignored.clear());
+afterEach(() => {
+  ignored.clear();
+  pushes.clear();
+});
 
 async function ticketsOf(orderId: number): Promise<string[]> {
   const rows = await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId));
@@ -35,6 +44,7 @@ async function expectOverloaded(res: Promise<Response>) {
   expect(body.message).toMatch(/^This event is .*try again/);
   expect(wait).toBeGreaterThanOrEqual(1);
   expect(wait).toBeLessThanOrEqual(5);
+  return body;
 }
 
 describe("an event object that stays behind its catalogue", () => {
@@ -67,5 +77,28 @@ describe("an event object that stays behind its catalogue", () => {
     await createScanKey(event.id, { location: "Side door" }); // pushed, so the object catches up: the scan is decided again
     const admitted = await expectJson(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }), 200);
     expect(admitted.status).toBe(true);
+  });
+
+  it("answers an order, a scan and the offline list the identical 503, each after one push and one more question", async () => {
+    const event = await createOrderEvent();
+    const type = await createOrderType(event.id, "Regular");
+    const order = await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+    const ticketId = (await ticketsOf(order.id))[0]!;
+    ignored.add(event.id);
+    const { key } = await createScanKey(event.id); // bumps the catalogue version; its push is ignored
+    pushes.clear();
+    const logged = expectLogged("error", /"msg":"event object stays behind its catalogue"/);
+
+    const asOrder = await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    expect(pushes.get(event.id)).toBe(1);
+    const asScan = await expectOverloaded(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }));
+    expect(pushes.get(event.id)).toBe(2);
+    const asList = await expectOverloaded(call("GET", "/scans/tickets", { key, auth: null }));
+    expect(pushes.get(event.id)).toBe(3);
+
+    expect(asScan).toEqual(asOrder);
+    expect(asList).toEqual(asOrder);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id, event.id, event.id]);
+    expect((await ordersOf(event.id)).map((o) => o.id)).toEqual([order.id]);
   });
 });
