@@ -3,9 +3,11 @@ import { EventObject } from "../../src/event-object/event.do";
 import type { EventConfig } from "../../src/event-object/event-config";
 import { call, expectError, expectJson } from "../helpers/api";
 import { expectLogged } from "../helpers/logs";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { tickets } from "../../src/db/schema";
 import { createScanKey, db } from "../helpers/catalogue";
+import { eventObject } from "../../src/platform/event-object.client";
 import { createOrderEvent, createOrderType, orderBody, ordersOf, postOrder } from "../helpers/orders";
 
 /**
@@ -27,9 +29,25 @@ EventObject.prototype.applyConfig = function (this: EventObject, next: EventConf
   return this.configVersion();
 };
 
+/**
+ * Events whose object is too busy: a hold, a scan or the offline list asked of it fails on the caller's side, as
+ * Cloudflare's runtime fails it, with an error marked `.overloaded` (not to be retried), before the object runs.
+ */
+const swamped = new Set<number>();
+const BUSY_CALLS = new Set<string | symbol>(["reserve", "scan", "offlineList"]);
+const namespace = Object.getPrototypeOf(env.EVENTS) as { get: (id: DurableObjectId, ...rest: unknown[]) => object };
+const getStub = namespace.get;
+namespace.get = function (this: unknown, id: DurableObjectId, ...rest: unknown[]) {
+  const stub = getStub.call(this, id, ...rest);
+  if (![...swamped].some((eventId) => env.EVENTS.idFromName(`event:${eventId}`).equals(id))) return stub;
+  const busy = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
+  return new Proxy(stub, { get: (target, name) => (BUSY_CALLS.has(name) ? () => Promise.reject(busy) : Reflect.get(target, name)) });
+};
+
 afterEach(() => {
   ignored.clear();
   pushes.clear();
+  swamped.clear();
 });
 
 async function ticketsOf(orderId: number): Promise<string[]> {
@@ -100,5 +118,42 @@ describe("an event object that stays behind its catalogue", () => {
     expect(asList).toEqual(asOrder);
     expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id, event.id, event.id]);
     expect((await ordersOf(event.id)).map((o) => o.id)).toEqual([order.id]);
+  });
+});
+
+describe("an overloaded event object", () => {
+  it("answers an order the same 503 when a later object of the order is overloaded, and gives back what the earlier one held", async () => {
+    const logged = expectLogged("warn", /"msg":"event object overloaded: answered 503"/);
+    const linked = await createOrderEvent({ stock: 10 });
+    const event = await createOrderEvent({ stock: 1, stock_link: linked.id });
+    const type = await createOrderType(event.id, "Regular");
+    swamped.add(linked.id); // the event's own object holds the unit, then its linked event's object is too busy
+    await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    expect(await ordersOf(event.id)).toEqual([]);
+    expect((await eventObject(env, event.id).remaining())?.event).toBe(1); // nothing held: the whole order or none of it
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([linked.id]);
+
+    swamped.clear();
+    await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+  });
+
+  it("answers a scan and the offline list the same 503 as an order", async () => {
+    const event = await createOrderEvent();
+    const type = await createOrderType(event.id, "Regular");
+    const order = await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+    const ticketId = (await ticketsOf(order.id))[0]!;
+    const { key } = await createScanKey(event.id);
+    const logged = expectLogged("warn", /"msg":"event object overloaded: answered 503"/);
+    swamped.add(event.id);
+    const asOrder = await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    const asScan = await expectOverloaded(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }));
+    const asList = await expectOverloaded(call("GET", "/scans/tickets", { key, auth: null }));
+    expect(asScan).toEqual(asOrder);
+    expect(asList).toEqual(asOrder);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id, event.id, event.id]);
+
+    swamped.clear();
+    const admitted = await expectJson(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }), 200);
+    expect(admitted.status).toBe(true);
   });
 });
