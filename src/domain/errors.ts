@@ -1,4 +1,4 @@
-import { ERROR_CODES, INVALID_ID_STATUS, type IdResource, invalidIdCode, type RegisteredCode, type StatusOf } from "./error-codes";
+import { codeOfStatus, ERROR_CODES, INVALID_ID_STATUS, type IdResource, invalidIdCode, type RegisteredCode, type StatusOf } from "./error-codes";
 
 /**
  * The one error type of the service, with the HTTP status and code decisions.md section 3 gives each failure. Rules,
@@ -43,9 +43,8 @@ export const fail = Object.fromEntries(
 export const noRoute = () => fail.rest_no_route();
 
 /** `rest_<resource>_invalid_id`: a path id that does not exist (or that the caller may not know of). */
-// Until http/validate.ts names its resources by type (the next commit).
-export const invalidId = (resource: IdResource | (string & {}), message = `Invalid ${resource.replace(/_/g, " ")} ID.`) =>
-  new ApiError(INVALID_ID_STATUS, invalidIdCode(resource as IdResource), message);
+export const invalidId = (resource: IdResource, message = `Invalid ${resource.replace(/_/g, " ")} ID.`) =>
+  new ApiError(INVALID_ID_STATUS, invalidIdCode(resource), message);
 
 export const invalidParams = (params: Record<string, string>, message = `Invalid parameter(s): ${Object.keys(params).join(", ")}`) =>
   fail.rest_invalid_param(message, { params });
@@ -57,11 +56,15 @@ export const invalidJson = (message?: string) => fail.rest_invalid_json(message)
 export const forbidden = (message?: string) => fail.rest_forbidden(message);
 
 // Until its callers use the factory of their own code (the next commits).
-export const conflict = (message: string, code?: RegisteredCode | (string & {})) => (code === undefined ? fail.rest_conflict(message) : new ApiError(409, code, message));
+export const conflict = (message: string, code?: RegisteredCode) => (code === undefined ? fail.rest_conflict(message) : fail[code](message, { status: 409 as never }));
 
 export const payloadTooLarge = (limitBytes: number) => fail.rest_payload_too_large(`The request body is larger than ${limitBytes} bytes.`);
 
 export const unsupportedMediaType = (expected: string) => fail.rest_unsupported_media_type(`The request body must be ${expected}.`);
+
+/** A 429 says when to come back (decisions.md 3: `Retry-After`, in seconds). */
+export const tooManyRequests = (retryAfterSeconds: number, message?: string) =>
+  fail.rest_too_many_requests(message, { headers: { "Retry-After": String(retryAfterSeconds) } });
 
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="ticketing"' };
 
@@ -85,3 +88,9 @@ export function overloaded(what: "event" | "database"): ApiError {
 }
 
 export const internalError = () => fail.rest_internal_error();
+
+/** An exception thrown without a code (Hono's own), under the code its status falls back to; none for other statuses. */
+export function fallbackError(status: number, message: string): ApiError | null {
+  const code = codeOfStatus(status);
+  return code ? new ApiError(status, code, message) : null;
+}
