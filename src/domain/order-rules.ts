@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { RegisteredCode } from "./error-codes";
 import { fail, invalidParams } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
@@ -10,9 +9,6 @@ import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
  * its stable code (domain/error-codes.ts) and the field-practice message. The order service runs them in the decided
  * sequence.
  */
-
-/** Until its callers use the factory of their code (the next commits): the code must be registered. */
-export const orderError = (code: RegisteredCode, message: string, status?: 400 | 409) => fail[code](message, status === undefined ? undefined : ({ status } as never));
 
 /**
  * Open orders per buyer (decisions.md 15): a browser shop front (the ordering key) holds at most this many orders

@@ -6,7 +6,7 @@ import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
 import { formatNameList } from "../../domain/catalogue-names";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../../db/schema";
-import { ApiError, invalidParams, overloaded } from "../../domain/errors";
+import { fail, invalidParams, overloaded } from "../../domain/errors";
 import { invalidScanKey } from "./scan-key.middleware";
 import { log } from "../../lib/log";
 import { formatDateTime, parseDateTime } from "../../lib/time";
@@ -78,10 +78,10 @@ function ticketIdOf(deps: Deps, use: ScanKeyUse, code: string): Promise<string |
 /** `GET /scans/<ticket_id>`: the ticket and its scans, for any scan key of its event (the id or the signed code). */
 export async function ticketScansFor(deps: Deps, use: ScanKeyUse, code: string) {
   const ticketId = await ticketIdOf(deps, use, code);
-  if (ticketId === null) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
+  if (ticketId === null) throw fail.scan_ticket_not_found();
   const stub = deps.eventObjects.get(use.eventId);
   const { ticket } = await ask(deps, use, (v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
-  if (!ticket) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
+  if (!ticket) throw fail.scan_ticket_not_found();
   return ticket;
 }
 
