@@ -55,8 +55,7 @@ export const invalidJson = (message?: string) => fail.rest_invalid_json(message)
 
 export const forbidden = (message?: string) => fail.rest_forbidden(message);
 
-// Until its callers use the factory of their own code (the next commits).
-export const conflict = (message: string, code?: RegisteredCode) => (code === undefined ? fail.rest_conflict(message) : fail[code](message, { status: 409 as never }));
+export const conflict = (message: string) => fail.rest_conflict(message);
 
 export const payloadTooLarge = (limitBytes: number) => fail.rest_payload_too_large(`The request body is larger than ${limitBytes} bytes.`);
 
