@@ -18,3 +18,8 @@ declare module "*?raw" {
   const text: string;
   export default text;
 }
+
+/** Files by path (vite's `import.meta.glob`): test/domain/error-codes.test.ts reads the sources this way. */
+interface ImportMeta {
+  glob(pattern: string, options: { query: "?raw"; import: "default"; eager: true }): Record<string, unknown>;
+}

@@ -1,6 +1,6 @@
 import { centsToDecimal } from "../lib/money";
 import { isAdministrator, type AuthUser } from "./authority";
-import { orderError } from "./order-rules";
+import { fail } from "./errors";
 import { divideRoundHalfUp } from "./pricing";
 import type { CouponRow } from "../db/rows";
 
@@ -36,7 +36,7 @@ export interface CouponUse {
   usesHeldByOrderer: number;
 }
 
-export const couponNotFound = (code: string) => orderError("coupon_not_found", `Coupon code ${code} not found`);
+export const couponNotFound = (code: string) => fail.coupon_not_found(`Coupon code ${code} not found`);
 
 /** The lines the coupon concerns: those of its ticket types, or all when it names none. */
 function concerned(coupon: CouponRow, lines: readonly CouponLine[]): CouponLine[] {
@@ -101,32 +101,32 @@ export function chooseCoupon<C extends CouponCandidate>(candidates: readonly C[]
 
 /** Throws the first rule the use breaks (`coupon_*`, 400), for a coupon that covers at least one of the events. */
 export function checkCoupon(coupon: CouponRow, use: CouponUse): void {
-  if (coupon.startDate !== null && use.now < coupon.startDate) throw orderError("coupon_not_active", "The discount code is not yet active");
-  if (coupon.endDate !== null && use.now > coupon.endDate) throw orderError("coupon_expired", "The discount code has expired");
+  if (coupon.startDate !== null && use.now < coupon.startDate) throw fail.coupon_not_active();
+  if (coupon.endDate !== null && use.now > coupon.endDate) throw fail.coupon_expired();
   const overLimit = coupon.usageLimit > 0 && use.usesHeld >= coupon.usageLimit;
   const overUserLimit = coupon.usageLimitPerUser > 0 && use.usesHeldByOrderer >= coupon.usageLimitPerUser;
   if (overLimit || overUserLimit) throw usageLimitReached();
-  if (coupon.emailKey !== "" && coupon.emailKey !== use.emailKey) throw orderError("coupon_wrong_email", "This discount code is linked to another email address");
-  if (!use.eventIds.every((id) => covers(coupon, use.ownerEvents, id))) throw orderError("coupon_wrong_event", "This discount code is not linked to this event");
+  if (coupon.emailKey !== "" && coupon.emailKey !== use.emailKey) throw fail.coupon_wrong_email();
+  if (!use.eventIds.every((id) => covers(coupon, use.ownerEvents, id))) throw fail.coupon_wrong_event();
   const lines = concerned(coupon, use.lines);
   const tickets = lines.reduce((n, l) => n + l.count, 0);
   const amount = lines.reduce((n, l) => n + l.count * l.unitCents, 0);
   const types = typesText(coupon);
   if (coupon.minimumTickets > 0 && tickets < coupon.minimumTickets) {
-    throw orderError("coupon_min_tickets", `This discount code requires a minimum of ${coupon.minimumTickets} tickets${types}`);
+    throw fail.coupon_min_tickets(`This discount code requires a minimum of ${coupon.minimumTickets} tickets${types}`);
   }
   if (coupon.maximumTickets > 0 && tickets > coupon.maximumTickets) {
-    throw orderError("coupon_max_tickets", `This discount code allows a maximum of ${coupon.maximumTickets} tickets${types}`);
+    throw fail.coupon_max_tickets(`This discount code allows a maximum of ${coupon.maximumTickets} tickets${types}`);
   }
   if (coupon.minimumAmountCents > 0 && amount < coupon.minimumAmountCents) {
-    throw orderError("coupon_min_amount", `A minimum amount of ${centsToDecimal(coupon.minimumAmountCents)}${types} is required for this discount code`);
+    throw fail.coupon_min_amount(`A minimum amount of ${centsToDecimal(coupon.minimumAmountCents)}${types} is required for this discount code`);
   }
   if (coupon.maximumAmountCents > 0 && amount > coupon.maximumAmountCents) {
-    throw orderError("coupon_max_amount", `A maximum amount of ${centsToDecimal(coupon.maximumAmountCents)}${types} is allowed for this discount code`);
+    throw fail.coupon_max_amount(`A maximum amount of ${centsToDecimal(coupon.maximumAmountCents)}${types} is allowed for this discount code`);
   }
 }
 
-export const usageLimitReached = () => orderError("coupon_usage_limit", "The maximum number of times the discount code can be used has been reached");
+export const usageLimitReached = () => fail.coupon_usage_limit();
 
 /**
  * The discount in cents (decisions.md 5.5): a `percent` coupon takes its share of the lines it concerns (all, or

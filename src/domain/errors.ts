@@ -1,7 +1,10 @@
+import { codeOfStatus, ERROR_CODES, INVALID_ID_STATUS, type IdResource, invalidIdCode, type RegisteredCode, type StatusOf } from "./error-codes";
+
 /**
  * The one error type of the service, with the HTTP status and code decisions.md section 3 gives each failure. Rules,
- * services and middleware throw it; `http/errors.ts` renders it as the envelope `{code, message, data}`. Plain
- * data: no framework types, so every layer may throw it.
+ * services and middleware throw it, made only by the factories below from the registry (domain/error-codes.ts);
+ * `http/errors.ts` renders it as the envelope `{code, message, data}`. Plain data: no framework types, so every
+ * layer may throw it.
  */
 export class ApiError extends Error {
   constructor(
@@ -16,34 +19,59 @@ export class ApiError extends Error {
   }
 }
 
-export const noRoute = () => new ApiError(404, "rest_no_route", "No route was found matching the URL and request method.");
+/** What a factory may add to a code's answer: its field messages, headers, or a status its entry lists under `also`. */
+interface FailureOptions<C extends RegisteredCode> {
+  params?: Record<string, string>;
+  headers?: Record<string, string>;
+  status?: StatusOf<C>;
+}
+
+type Factory<C extends RegisteredCode> = (message?: string, options?: FailureOptions<C>) => ApiError;
+
+/**
+ * One factory per registered code (domain/error-codes.ts): the status comes from the registry, the message is the
+ * registry's default unless the caller's text is more precise. `throw fail.order_no_seats()`.
+ */
+export const fail = Object.fromEntries(
+  (Object.keys(ERROR_CODES) as RegisteredCode[]).map((code) => [
+    code,
+    (message?: string, options?: FailureOptions<RegisteredCode>) =>
+      new ApiError(options?.status ?? ERROR_CODES[code].status, code, message ?? ERROR_CODES[code].message, options?.params, options?.headers),
+  ]),
+) as { readonly [C in RegisteredCode]: Factory<C> };
+
+export const noRoute = () => fail.rest_no_route();
 
 /** `rest_<resource>_invalid_id`: a path id that does not exist (or that the caller may not know of). */
-export const invalidId = (resource: string) => new ApiError(404, `rest_${resource}_invalid_id`, `Invalid ${resource.replace(/_/g, " ")} ID.`);
+export const invalidId = (resource: IdResource, message = `Invalid ${resource.replace(/_/g, " ")} ID.`) =>
+  new ApiError(INVALID_ID_STATUS, invalidIdCode(resource), message);
 
-export const invalidParams = (params: Record<string, string>) =>
-  new ApiError(400, "rest_invalid_param", `Invalid parameter(s): ${Object.keys(params).join(", ")}`, params);
+export const invalidParams = (params: Record<string, string>, message = `Invalid parameter(s): ${Object.keys(params).join(", ")}`) =>
+  fail.rest_invalid_param(message, { params });
 
-export const missingParams = (params: Record<string, string>) =>
-  new ApiError(400, "rest_missing_callback_param", `Missing parameter(s): ${Object.keys(params).join(", ")}`, params);
+export const missingParams = (params: Record<string, string>) => fail.rest_missing_callback_param(`Missing parameter(s): ${Object.keys(params).join(", ")}`, { params });
 
-export const invalidJson = (message = "The request body is not valid JSON.") => new ApiError(400, "rest_invalid_json", message);
+export const invalidJson = (message?: string) => fail.rest_invalid_json(message);
 
-export const forbidden = (message = "Sorry, you are not allowed to do that.") => new ApiError(403, "rest_forbidden", message);
+export const forbidden = (message?: string) => fail.rest_forbidden(message);
 
-export const conflict = (message: string, code = "rest_conflict") => new ApiError(409, code, message);
+export const conflict = (message: string) => fail.rest_conflict(message);
 
-export const payloadTooLarge = (limitBytes: number) => new ApiError(413, "rest_payload_too_large", `The request body is larger than ${limitBytes} bytes.`);
+export const payloadTooLarge = (limitBytes: number) => fail.rest_payload_too_large(`The request body is larger than ${limitBytes} bytes.`);
 
-export const unsupportedMediaType = (expected: string) => new ApiError(415, "rest_unsupported_media_type", `The request body must be ${expected}.`);
+export const unsupportedMediaType = (expected: string) => fail.rest_unsupported_media_type(`The request body must be ${expected}.`);
+
+/** A 429 says when to come back (decisions.md 3: `Retry-After`, in seconds). */
+export const tooManyRequests = (retryAfterSeconds: number, message?: string) =>
+  fail.rest_too_many_requests(message, { headers: { "Retry-After": String(retryAfterSeconds) } });
 
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="ticketing"' };
 
-export const notLoggedIn = () => new ApiError(401, "rest_not_logged_in", "You are not currently logged in.", undefined, BASIC_CHALLENGE);
+export const notLoggedIn = () => fail.rest_not_logged_in(undefined, { headers: BASIC_CHALLENGE });
 
-export const incorrectPassword = () => new ApiError(401, "incorrect_password", "The provided username or password is incorrect.", undefined, BASIC_CHALLENGE);
+export const incorrectPassword = () => fail.incorrect_password(undefined, { headers: BASIC_CHALLENGE });
 
-export const invalidApiKey = (message = "Invalid API key.") => new ApiError(401, "rest_forbidden_api_key", message);
+export const invalidApiKey = (message?: string) => fail.rest_forbidden_api_key(message);
 
 /**
  * Overload (decisions.md 15): a `503` with `Retry-After`, whatever was busy (an event's object, or the database)
@@ -53,9 +81,15 @@ export const invalidApiKey = (message = "Invalid API key.") => new ApiError(401,
 export function overloaded(what: "event" | "database"): ApiError {
   const seconds = 1 + Math.floor(Math.random() * 5);
   const busy = what === "event" ? "This event is" : "The service is";
-  return new ApiError(503, "rest_overloaded", `${busy} receiving more requests than it can answer right now; try again in a few seconds.`, undefined, {
-    "Retry-After": String(seconds),
+  return fail.rest_overloaded(`${busy} receiving more requests than it can answer right now; try again in a few seconds.`, {
+    headers: { "Retry-After": String(seconds) },
   });
 }
 
-export const internalError = () => new ApiError(500, "rest_internal_error", "The service could not complete the request.");
+export const internalError = () => fail.rest_internal_error();
+
+/** An exception thrown without a code (Hono's own), under the code its status falls back to; none for other statuses. */
+export function fallbackError(status: number, message: string): ApiError | null {
+  const code = codeOfStatus(status);
+  return code ? new ApiError(status, code, message) : null;
+}

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { ApiError } from "./errors";
+import { fail, invalidParams } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
 
 /**
  * The order rules of decisions.md 5.4 and 13 ("Orders") as plain functions, each throwing the first failure with
- * its stable code and the field-practice message. The order service runs them in the decided sequence.
+ * its stable code (domain/error-codes.ts) and the field-practice message. The order service runs them in the decided
+ * sequence.
  */
-
-export const orderError = (code: string, message: string, status: 400 | 409 = 400) => new ApiError(status, code, message);
 
 /**
  * Open orders per buyer (decisions.md 15): a browser shop front (the ordering key) holds at most this many orders
@@ -19,14 +18,12 @@ export const orderError = (code: string, message: string, status: 400 | 409 = 40
 export const MAX_OPEN_ORDERS = 2;
 /** `Retry-After`: seconds until a place frees at the latest (an open order's payment deadline passes). */
 export const tooManyOpenOrders = (retryAfterSeconds: number) =>
-  new ApiError(429, "order_too_many_open", "You already have orders waiting for payment", undefined, {
-    "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))),
-  });
+  fail.order_too_many_open(undefined, { headers: { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 
 const isEmail = (s: string) => z.email().safeParse(s).success;
 
 /** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */
-const invalidField = (field: "name" | "email", message: string) => new ApiError(400, "rest_invalid_param", message, { [field]: message });
+const invalidField = (field: "name" | "email", message: string) => invalidParams({ [field]: message }, message);
 
 /**
  * Name and email: present, without control characters, a valid address, at most 50 and 100 characters. Answers
@@ -35,12 +32,12 @@ const invalidField = (field: "name" | "email", message: string) => new ApiError(
 export function checkOrderer(name: string | undefined, email: string | undefined): { name: string; email: string } {
   const n = (name ?? "").trim();
   const e = (email ?? "").trim();
-  if (n === "" || e === "") throw orderError("order_missing_input", "Mandatory input not available");
+  if (n === "" || e === "") throw fail.order_missing_input();
   if (hasControlCharacter(e)) throw invalidField("email", "Invalid emailaddress");
-  if (!isEmail(e)) throw orderError("order_invalid_email", "Invalid emailaddress");
+  if (!isEmail(e)) throw fail.order_invalid_email();
   if (hasControlCharacter(n)) throw invalidField("name", INVALID_NAME);
-  if (n.length > 50) throw orderError("order_name_too_long", "Name is too long (Max 50 chars)");
-  if (e.length > 100) throw orderError("order_email_too_long", "Emailaddress is too long (Max 100 chars)");
+  if (n.length > 50) throw fail.order_name_too_long();
+  if (e.length > 100) throw fail.order_email_too_long();
   return { name: n, email: e };
 }
 
@@ -51,7 +48,7 @@ export function isOnSale(event: EventRow, now: number): boolean {
 }
 
 export function checkSaleWindow(event: EventRow, now: number): void {
-  if (!isOnSale(event, now)) throw orderError("order_event_inactive", `Event ${event.id} is not active`);
+  if (!isOnSale(event, now)) throw fail.order_event_inactive(`Event ${event.id} is not active`);
 }
 
 /** `[{"<type id>": n}, ...]` read into counts per type id (a repeated id is refused). */
@@ -59,7 +56,7 @@ export function readTicketCounts(entries: readonly Record<string, number>[]): Ma
   const counts = new Map<string, number>();
   for (const entry of entries) {
     for (const [typeId, count] of Object.entries(entry)) {
-      if (counts.has(typeId)) throw new ApiError(400, "rest_invalid_param", "Invalid parameter(s): tickets", { tickets: `names ticket type ${typeId} twice` });
+      if (counts.has(typeId)) throw invalidParams({ tickets: `names ticket type ${typeId} twice` });
       counts.set(typeId, count);
     }
   }
@@ -79,20 +76,20 @@ export function checkTicketLines(types: readonly TicketTypeRow[], counts: Readon
   const known = new Set(types.map((t) => t.id));
   for (const typeId of counts.keys()) {
     if (!known.has(typeId)) {
-      throw new ApiError(400, "rest_invalid_param", "Invalid parameter(s): tickets", { tickets: `${typeId} is not a ticket type of this event` });
+      throw invalidParams({ tickets: `${typeId} is not a ticket type of this event` });
     }
   }
   const lines: TicketLine[] = [];
   for (const type of types) {
     const count = counts.get(type.id);
-    if (count === undefined) throw orderError("order_missing_ticket_type", `Missing ticket type: ${type.name}`);
+    if (count === undefined) throw fail.order_missing_ticket_type(`Missing ticket type: ${type.name}`);
     lines.push({ type, count });
   }
-  if (lines.every((l) => l.count === 0)) throw orderError("order_no_tickets", "No tickets ordered");
+  if (lines.every((l) => l.count === 0)) throw fail.order_no_tickets();
   for (const { type, count } of lines) {
     if (count === 0) continue;
     if (count < type.minimumToOrder || (type.maximumToOrder > 0 && count > type.maximumToOrder)) {
-      throw orderError("order_wrong_amount", `Wrong amount for this ticket type: ${type.name}`);
+      throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`);
     }
   }
   return lines;
@@ -107,7 +104,7 @@ const ORDER_TOO_LARGE = `An order holds at most ${MAX_ORDER_TICKETS} tickets`;
  * within MAX_ORDER_TICKETS: one download renders them all, and one request issues them.
  */
 export function checkOrderSize(tickets: number): void {
-  if (!(tickets <= MAX_ORDER_TICKETS)) throw new ApiError(400, "rest_invalid_param", ORDER_TOO_LARGE, { tickets: ORDER_TOO_LARGE });
+  if (!(tickets <= MAX_ORDER_TICKETS)) throw invalidParams({ tickets: ORDER_TOO_LARGE }, ORDER_TOO_LARGE);
 }
 
 /** The tickets `lines` issue when each unit issues `perUnit` tickets. */
@@ -141,14 +138,14 @@ export interface FieldAnswer {
 export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: ReadonlyMap<string, string>): FieldAnswer[] {
   const orderLevel = fields.filter((f) => !f.isPersonalised);
   const known = new Set(orderLevel.map((f) => f.id));
-  for (const id of sent.keys()) if (!known.has(id)) throw orderError("order_illegal_field_value", "Illegal value extra input field");
+  for (const id of sent.keys()) if (!known.has(id)) throw fail.order_illegal_field_value();
   for (const f of orderLevel) {
-    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw orderError("order_required_fields", "Required extra input fields not available");
+    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw fail.order_required_fields();
   }
   const answers: FieldAnswer[] = [];
   for (const f of orderLevel) {
     const value = (sent.get(f.id) ?? "").trim();
-    if (value !== "" && !isLegalValue(f, value)) throw orderError("order_illegal_field_value", "Illegal value extra input field");
+    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value();
     answers.push({ field: f, value });
   }
   return answers;

@@ -1,21 +1,8 @@
 import { HTTPException } from "hono/http-exception";
-import { ApiError, invalidJson, overloaded } from "../domain/errors";
+import { ApiError, fallbackError, invalidJson, overloaded } from "../domain/errors";
 import { isD1Overloaded } from "../db/client";
 
 // The wire side of errors: whatever was thrown, as the envelope of decisions.md section 3.
-
-/** Hono's own exceptions keep their status under the codes of decisions.md section 3. */
-const CODE_OF_STATUS: Partial<Record<number, string>> = {
-  400: "rest_invalid_param",
-  401: "rest_not_logged_in",
-  403: "rest_forbidden",
-  404: "rest_no_route",
-  405: "rest_no_route",
-  409: "rest_conflict",
-  413: "rest_payload_too_large",
-  415: "rest_unsupported_media_type",
-  429: "rest_too_many_requests",
-};
 
 /**
  * What was too busy to answer, if that is why `err` was thrown: an event's object throws an error marked
@@ -36,8 +23,8 @@ export function toApiError(err: unknown): ApiError | null {
   if (busy) return overloaded(busy);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /json/i.test(err.message)) return invalidJson();
-    const code = CODE_OF_STATUS[err.status];
-    if (code) return new ApiError(err.status, code, err.message || "The request could not be processed.");
+    // Hono's own exceptions keep their status under the codes of decisions.md section 3 (domain/error-codes.ts).
+    return fallbackError(err.status, err.message || "The request could not be processed.");
   }
   return null;
 }

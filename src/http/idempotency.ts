@@ -3,7 +3,7 @@ import { sha256Hex } from "../lib/crypto";
 import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../platform/idempotency-store";
 import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
-import { ApiError, invalidParams } from "../domain/errors";
+import { fail, invalidParams } from "../domain/errors";
 import { documented } from "./route-docs";
 import { canonicalJson } from "./validate";
 
@@ -78,9 +78,9 @@ async function keyed(c: AppContext, next: () => Promise<void>, key: string, reco
   }
   switch (claim.kind) {
     case "in_progress":
-      throw new ApiError(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed.");
+      throw fail.idempotency_in_progress();
     case "different_body":
-      throw new ApiError(409, "idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
+      throw fail.idempotency_key_reused();
     case "replay":
       return new Response(claim.answer.body, { status: claim.answer.status, headers: { ...claim.answer.headers, "Idempotent-Replayed": "true" } });
   }

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { API_BASE } from "../config";
+import { invalidIdCode } from "../domain/error-codes";
 import { NOTED_RESPONSES } from "./openapi-responses";
 import { type Failure, type MiddlewareDoc, middlewareDocOf, type RequestHeader, type ResponseHeader, type RouteDoc, routeDocOf, type Success } from "./route-docs";
 import { alternativeSchemaOf, recordedSchemaOf, type RecordedSchema } from "./validate";
@@ -233,7 +234,7 @@ function failures(key: string, chain: Chain, docs: MiddlewareDoc[], routeDoc: Ro
     if (recorded.target === "param") {
       for (const [name, resource] of Object.entries(recorded.resources ?? {})) {
         const what = name === "id" ? "this id" : `this \`${name}\``;
-        add("404", `\`rest_${resource}_invalid_id\`: no ${resource.replace(/_/g, " ")} has ${what}${routeIsAdmin(key) ? " (or none the user may see)" : ""}.`);
+        add("404", `\`${invalidIdCode(resource)}\`: no ${resource.replace(/_/g, " ")} has ${what}${routeIsAdmin(key) ? " (or none the user may see)" : ""}.`);
       }
     } else {
       add(

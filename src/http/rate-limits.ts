@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
 import type { AppEnv } from "./context";
-import { ApiError } from "../domain/errors";
+import { type ApiError, tooManyRequests } from "../domain/errors";
 import { documented } from "./route-docs";
 
 /**
@@ -18,7 +18,7 @@ const PERIOD_S = 60;
 
 function rateLimited(nowMs = Date.now()): ApiError {
   const retryAfter = PERIOD_S - (Math.floor(nowMs / 1000) % PERIOD_S);
-  return new ApiError(429, "rest_too_many_requests", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfter) });
+  return tooManyRequests(retryAfter);
 }
 
 /** The address Cloudflare saw the client at ("" when unknown, as in local development). */

@@ -1,7 +1,8 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { type ApiError, invalidId, invalidParams, missingParams, unsupportedMediaType } from "../domain/errors";
+import type { IdResource } from "../domain/error-codes";
+import { type ApiError, invalidId, invalidParams, missingParams, noRoute, unsupportedMediaType } from "../domain/errors";
 
 /**
  * The one validation wrapper of the service. Every request schema goes through here so that failures answer in
@@ -18,7 +19,7 @@ export interface RecordedSchema {
   /** A form that also arrives as `application/x-www-form-urlencoded`. */
   urlencoded?: boolean;
   /** Path parameters: the resource each names (an unknown one answers `404 rest_<resource>_invalid_id`). */
-  resources?: Record<string, string>;
+  resources?: Record<string, IdResource>;
 }
 
 function recorded<M extends MiddlewareHandler>(middleware: M, info: RecordedSchema): M {
@@ -203,12 +204,12 @@ export function query<S extends z.ZodObject>(schema: S) {
 const NUMERIC_ID = /^[1-9]\d{0,15}$/;
 
 interface PathParam<T> {
-  resource: string;
+  resource: IdResource;
   schema: z.ZodType<T, string>;
 }
 
 /** A numeric id parameter (`/events/7`). */
-export function numericParam(resource: string): PathParam<number> {
+export function numericParam(resource: IdResource): PathParam<number> {
   return { resource, schema: z.string().regex(NUMERIC_ID).transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER)) };
 }
 
@@ -216,7 +217,7 @@ export function numericParam(resource: string): PathParam<number> {
  * A string id parameter (`/ticket-types/v05ef7`). Its shape is not checked here: a malformed one is simply not
  * found, after the resources outside it were (so an unknown event stays an unknown event).
  */
-export function keyParam(resource: string): PathParam<string> {
+export function keyParam(resource: IdResource): PathParam<string> {
   return { resource, schema: z.string().min(1).max(100) };
 }
 
@@ -232,15 +233,17 @@ export function pathParams<P extends Record<string, PathParam<unknown>>>(params:
   const middleware = zValidator("param", schema, (result) => {
     if (result.success) return;
     const failed = new Set(result.error.issues.map((issue) => String(issue.path[0])));
-    const first = Object.entries(params).find(([name]) => failed.has(name));
-    throw invalidId(first?.[1].resource ?? "resource");
+    const entries = Object.entries(params);
+    // zod failed on one of the parameters, so one is found; the first one stands in if none is.
+    const [, first] = entries.find(([name]) => failed.has(name)) ?? entries[0] ?? [];
+    throw first ? invalidId(first.resource) : noRoute();
   });
   const resources = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, p.resource]));
   return recorded(middleware, { target: "param", schema, resources });
 }
 
 /** A route whose only path parameter is the numeric `:id` of `resource`. */
-export function pathId(resource: string) {
+export function pathId(resource: IdResource) {
   return pathParams({ id: numericParam(resource) });
 }
 

@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { IdResource } from "../../src/domain/error-codes";
 import { ApiError, conflict, internalError, invalidId, noRoute, notLoggedIn } from "../../src/domain/errors";
 import { errorBody, renderError, toApiError } from "../../src/http/errors";
 import { parseFields, pickFields } from "../../src/http/fields";
@@ -18,6 +19,9 @@ import { assertReadOnlyUnchanged, createBody, pathId, query, recordedSchemaOf, u
 // ---------------------------------------------------------------------------------------------------------------
 
 const READ_ONLY = ["id", "created"] as const;
+
+/** The resource of this tiny app: made up, so not one the service names (ID_RESOURCES in domain/error-codes.ts). */
+const THING = "thing" as IdResource;
 
 const thingCreate = z.strictObject({
   name: z.string().min(1),
@@ -55,15 +59,15 @@ function buildApp() {
 
   app.post("/things", createBody(thingCreate, READ_ONLY), (c) => created(c, { id: 7, ...c.req.valid("json") }, "/things/7"));
   app.post("/kinds", createBody(kindCreate), (c) => created(c, c.req.valid("json"), "/kinds/1"));
-  app.put("/things/:id", pathId("thing"), updateBody(thingUpdate, READ_ONLY), (c) => {
+  app.put("/things/:id", pathId(THING), updateBody(thingUpdate, READ_ONLY), (c) => {
     const { id } = c.req.valid("param");
     const { patch, readOnlySent } = c.req.valid("json");
     assertReadOnlyUnchanged(readOnlySent, storedThing(id));
     return ok(c, { id, patch, readOnlySent });
   });
-  app.get("/things/:id", pathId("thing"), (c) => ok(c, { id: c.req.valid("param").id }));
+  app.get("/things/:id", pathId(THING), (c) => ok(c, { id: c.req.valid("param").id }));
   app.get("/ticket-types/:id", pathId("ticket_type"), (c) => ok(c, { id: c.req.valid("param").id }));
-  app.delete("/things/:id", pathId("thing"), (c) => {
+  app.delete("/things/:id", pathId(THING), (c) => {
     const { id } = c.req.valid("param");
     return id === 1 ? deleted(c) : deleted(c, withoutLinks({ ...storedThing(id), _links: selfAndCollection(c, `/things/${id}`, "/things") }));
   });
@@ -96,7 +100,7 @@ function buildApp() {
     throw new ApiError(429, "rest_too_many_requests", "Slow down.", undefined, { "Retry-After": "30" });
   });
   app.get("/throw/conflict", () => {
-    throw conflict("Ticket type is in use by scan key 3.", "rest_ticket_type_in_use");
+    throw new ApiError(409, "rest_ticket_type_in_use", "Ticket type is in use by scan key 3.");
   });
   app.get("/throw/unexpected", () => {
     throw new Error("database exploded at line 42");
@@ -947,7 +951,7 @@ describe("recordedSchemaOf", () => {
   });
 
   it("gives a param schema for pathId that reads numeric ids", () => {
-    const info = recordedSchemaOf(pathId("thing"));
+    const info = recordedSchemaOf(pathId(THING));
     expect(info?.target).toBe("param");
     expect(info?.schema.safeParse({ id: "12" })).toMatchObject({ success: true, data: { id: 12 } });
     expect(info?.schema.safeParse({ id: "x" }).success).toBe(false);

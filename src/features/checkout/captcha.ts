@@ -1,7 +1,7 @@
 import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
 import { writeLog } from "../logs/logs.service";
-import { orderError } from "../../domain/order-rules";
+import { fail } from "../../domain/errors";
 
 /**
  * reCAPTCHA v2 and Cloudflare Turnstile share one verify protocol (decisions.md 13): POST `secret`, `response` and
@@ -9,7 +9,7 @@ import { orderError } from "../../domain/order-rules";
  * the order (and is logged): an unverified token is never accepted.
  */
 export async function verifyCaptcha(deps: Deps, eventId: number, token: string | undefined, remoteIp: string): Promise<void> {
-  const wrong = () => orderError("order_captcha_failed", "Wrong reCAPTCHA");
+  const wrong = () => fail.order_captcha_failed();
   if (!token) throw wrong();
   const form = new URLSearchParams({ secret: deps.config.captcha.secret, response: token });
   if (remoteIp) form.set("remoteip", remoteIp);

@@ -110,8 +110,8 @@ export const checkoutApi = {
     success: answers.created(customerOrderView, "Created: the order, its group and what comes next; `Location` is its status."),
     errors: {
       "400":
-        "An order rule refused it: `order_*`, `coupon_*` or `order_captcha_failed` (decisions.md 5); `rest_invalid_param` `An order holds at most 1000 tickets` (a passe-partout's at every child event, the dates of a group together; decisions.md 15).",
-      "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock; `order_already_ordered`: unique users.",
+        "An order rule refused it: `order_*`, `coupon_*` or `order_captcha_failed` (decisions.md 5; `order_already_ordered` under unique users); `rest_invalid_param` `An order holds at most 1000 tickets` (a passe-partout's at every child event, the dates of a group together; decisions.md 15).",
+      "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock.",
       "429":
         "`order_too_many_open` (`You already have orders waiting for payment`): with the ordering key, this email or this address already holds 2 orders awaiting payment on the event (decisions.md 15).",
     },

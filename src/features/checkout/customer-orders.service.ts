@@ -1,13 +1,13 @@
 import { and, asc, eq, or } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { events, orders } from "../../db/schema";
-import { ApiError, invalidId } from "../../domain/errors";
+import { fail, invalidId } from "../../domain/errors";
 import type { CustomerOrderInput } from "./customer-orders.schema";
 import type { Deps } from "../../platform/deps";
 import { applyCoupon } from "../coupons/coupon-checkout";
 import { catalogueOf, draftOrder, ticketSeeds, type OrderDraft } from "../ordering/order-drafts";
 import { placeOrders } from "../ordering/order-placement";
-import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, orderError, readTicketCounts, waitingDeadline } from "../../domain/order-rules";
+import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, readTicketCounts, waitingDeadline } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
 import { failUnstartedCheckout } from "../payments/payments.service";
 import { verifyCaptcha } from "./captcha";
@@ -37,11 +37,11 @@ function awaitingConfirmation(order: OrderRow, timeoutMinutes: number, timezone:
 export async function shopEvent({ db }: Deps, rawId: string): Promise<EventRow> {
   const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : null;
   const event = id !== null && Number.isSafeInteger(id) ? await db.select().from(events).where(eq(events.id, id)).get() : undefined;
-  if (!event) throw Object.assign(invalidId("event"), { message: "Event does not exist" });
+  if (!event) throw invalidId("event", "Event does not exist");
   return event;
 }
 
-const invalidEventIds = () => orderError("order_invalid_event_ids", "Invalid event ids");
+const invalidEventIds = () => fail.order_invalid_event_ids();
 
 /**
  * The dates chosen for a group order (types 1 and 2): events of the path event's group of the same kind; type 1
@@ -84,7 +84,7 @@ export async function createCustomerOrder(
   caller: "api" | "ordering" = "api",
 ): Promise<CustomerOrderResult> {
   const { name, email } = checkOrderer(input.name, input.email);
-  if (event.terms.trim() !== "" && input.terms_accepted !== true) throw orderError("order_terms_not_accepted", "You must agree to the terms");
+  if (event.terms.trim() !== "" && input.terms_accepted !== true) throw fail.order_terms_not_accepted();
   if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);
   const now = deps.now();
   checkSaleWindow(event, now);
@@ -138,7 +138,7 @@ export async function createCustomerOrder(
   } catch (err) {
     // No checkout, no order: the orders are cancelled and their stock given back.
     await failUnstartedCheckout(deps, first.paymentGroup, String(err instanceof Error ? err.message : err));
-    throw new ApiError(502, "order_payment_unavailable", "The payment provider could not start a checkout; please try again.");
+    throw fail.order_payment_unavailable();
   }
   // The checkout is kept apart from `payment_id` (which becomes the provider's payment once paid): every notice is
   // matched with it (decisions.md 15 "Payments are matched, not trusted").

@@ -1,7 +1,7 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { coupons, emailListEntries, emails } from "../../db/schema";
-import { ApiError, forbidden, invalidParams } from "../../domain/errors";
+import { forbidden, invalidParams, tooManyRequests } from "../../domain/errors";
 import { purifyEmailHtml } from "../../lib/html";
 import { centsToAmount, centsToDecimal } from "../../lib/money";
 import { randomString } from "../../lib/random";
@@ -228,9 +228,7 @@ export async function sendCouponEmailExample(deps: Deps, user: AuthUser, input: 
   const rendered = renderEmail({ subject: input.subject, body: await purifyEmailHtml(input.body) }, couponKeywords(deps, sample, input.email));
   const quota = await takeDailyQuota(deps, "coupon-email-example", user.id, EXAMPLE_EMAILS_PER_DAY);
   if (!quota.allowed) {
-    throw new ApiError(429, "rest_too_many_requests", `At most ${EXAMPLE_EMAILS_PER_DAY} example emails a day; try again tomorrow.`, undefined, {
-      "Retry-After": String(quota.retryAfterSeconds),
-    });
+    throw tooManyRequests(quota.retryAfterSeconds, `At most ${EXAMPLE_EMAILS_PER_DAY} example emails a day; try again tomorrow.`);
   }
   const [[row]] = await deps.db.batch([
     deps.db

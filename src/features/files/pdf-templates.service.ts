@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { events, pdfTemplates, ticketTypes, users } from "../../db/schema";
-import { ApiError, conflict, forbidden, invalidId, invalidParams } from "../../domain/errors";
+import { conflict, forbidden, invalidId, invalidParams } from "../../domain/errors";
 import { log } from "../../lib/log";
 import { PAGE_TREE_TOO_LARGE, pdfTemplateProblem } from "../../pdf/template-check";
 import { exceedsUnpackedBudget } from "../../pdf/unpacked-budget";
@@ -42,9 +42,9 @@ const UNPACKED_TOO_LARGE = "The PDF is too large when unpacked";
  */
 async function checkedPdf(file: File): Promise<Uint8Array> {
   const bytes = new Uint8Array(await file.arrayBuffer());
-  if (await exceedsUnpackedBudget(bytes)) throw new ApiError(400, "rest_invalid_param", UNPACKED_TOO_LARGE, { file: UNPACKED_TOO_LARGE });
+  if (await exceedsUnpackedBudget(bytes)) throw invalidParams({ file: UNPACKED_TOO_LARGE }, UNPACKED_TOO_LARGE);
   const problem = await pdfTemplateProblem(bytes);
-  if (problem === PAGE_TREE_TOO_LARGE) throw new ApiError(400, "rest_invalid_param", problem, { file: problem });
+  if (problem === PAGE_TREE_TOO_LARGE) throw invalidParams({ file: problem }, problem);
   if (problem) throw invalidParams({ file: problem });
   return bytes;
 }

@@ -2,11 +2,12 @@ import { asc, eq } from "drizzle-orm";
 import { inputFields, ticketTypes, type OrderFieldValue, type OrderLine, type OrderSeats } from "../../db/schema";
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
-import { checkFieldAnswers, checkOrderSize, checkTicketLines, orderError, ticketsOfLines, type FieldAnswer, type TicketLine } from "../../domain/order-rules";
+import { checkFieldAnswers, checkOrderSize, checkTicketLines, ticketsOfLines, type FieldAnswer, type TicketLine } from "../../domain/order-rules";
 import { orderTotals, unitPriceCents, type OrderTotals } from "../../domain/pricing";
 import { passePartoutChildren, planStock, type StockPlan } from "./stock.service";
 import type { TicketSeed } from "../../domain/order-rules";
 import type { EventRow, TicketTypeRow } from "../../db/rows";
+import { fail } from "../../domain/errors";
 
 /**
  * An order checked and priced but not yet placed: what the order rules produce for one event, before stock is
@@ -122,7 +123,7 @@ export async function draftOrder(
   const lines = checkTicketLines(types, counts);
   const answers = checkFieldAnswers(fields, sentFields);
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
-  if (event.groupType === 3 && children.length === 0) throw orderError("order_no_child_events", "No child events found for passe-partout");
+  if (event.groupType === 3 && children.length === 0) throw fail.order_no_child_events();
   const ticketCount = ticketCountOf(event, lines, children);
   checkOrderSize(ticketCount);
   const priced = priceLines(lines);
@@ -155,7 +156,7 @@ export async function seedsForOrder(
     .filter((l) => l.count > 0)
     .map((l) => {
       const type = byId.get(l.typeId);
-      if (!type) throw orderError("order_ticket_type_gone", `Ticket type "${l.name}" no longer exists; its tickets cannot be issued.`, 409);
+      if (!type) throw fail.order_ticket_type_gone(`Ticket type "${l.name}" no longer exists; its tickets cannot be issued.`);
       return { type: { ...type, name: l.name }, count: l.count };
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];

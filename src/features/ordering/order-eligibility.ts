@@ -6,8 +6,9 @@ import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
 import { writeLog } from "../logs/logs.service";
 import type { OrderDraft } from "./order-drafts";
-import { MAX_OPEN_ORDERS, orderError, tooManyOpenOrders } from "../../domain/order-rules";
+import { MAX_OPEN_ORDERS, tooManyOpenOrders } from "../../domain/order-rules";
 import type { ClaimRow, EventRow } from "../../db/rows";
+import { fail } from "../../domain/errors";
 
 /**
  * Who may order (decisions.md 5.7 and 13): unique users, the email-list restriction with its per-person cap, and the
@@ -16,9 +17,9 @@ import type { ClaimRow, EventRow } from "../../db/rows";
  * both pass).
  */
 
-export const alreadyOrdered = () => orderError("order_already_ordered", "You already have a booking/order");
-const notAllowed = (message = "You are not allowed to book/order") => orderError("order_not_allowed", message);
-const maxTickets = (n: number) => orderError("order_max_tickets", `You can book a maximum of ${Math.max(0, n)} tickets`);
+export const alreadyOrdered = () => fail.order_already_ordered();
+const notAllowed = (message = "You are not allowed to book/order") => fail.order_not_allowed(message);
+const maxTickets = (n: number) => fail.order_max_tickets(`You can book a maximum of ${Math.max(0, n)} tickets`);
 
 /** The events one order per email spans: the event, and its `unique_event_ids` while unique users is on. */
 export function uniqueScope(event: EventRow): number[] {

@@ -6,13 +6,14 @@ import type { ScanView } from "./order-tickets.schema";
 import type { Deps } from "../../platform/deps";
 import { log } from "../../lib/log";
 import { isFinalOrder } from "../../db/order-status";
-import { checkOrderSize, orderError, type TicketLine } from "../../domain/order-rules";
+import { checkOrderSize, type TicketLine } from "../../domain/order-rules";
 import { ticketCountOf, ticketSeeds } from "./order-drafts";
 import { purgeOrderPdfs } from "../../platform/pdf-cache";
 import { insertTicketRows, revokeTicketRows } from "../tickets/ticket-rows";
 import { objectTicket, passePartoutChildren, stockEventIds } from "./stock.service";
 import type { ObjectTicket } from "../../event-object/stock-ledger";
 import type { EventRow, OrderRow, TicketRow } from "../../db/rows";
+import { fail } from "../../domain/errors";
 
 export interface OrderTickets {
   rows: TicketRow[];
@@ -65,16 +66,18 @@ async function syncObjects(deps: Deps, order: OrderRow, tickets: readonly (Objec
   );
 }
 
+const ticketsExist = (order: OrderRow) => fail.order_tickets_exist(`Order ${order.id} already has tickets; delete them before issuing new ones.`);
+
 /**
  * `POST /admin/tickets/<order_id>`: new ticket ids for a final order that has none (409 when it has some, or is
  * not final). The objects learn them before the answer, so they scan at once.
  */
 export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
-  if (!isFinalOrder(order)) throw orderError("order_not_final", `Order ${order.id} is not final (${order.paymentStatus}); it has no tickets to issue.`, 409);
+  if (!isFinalOrder(order)) throw fail.order_not_final(`Order ${order.id} is not final (${order.paymentStatus}); it has no tickets to issue.`);
   const existing = await deps.db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, order.id)).limit(1).get();
-  if (existing) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
+  if (existing) throw ticketsExist(order);
   const event = await deps.db.select().from(events).where(eq(events.id, order.eventId)).get();
-  if (!event) throw orderError("order_event_not_found", "Event does not exist", 409);
+  if (!event) throw fail.order_event_not_found(undefined, { status: 409 });
   const types = await deps.db
     .select()
     .from(ticketTypes)
@@ -90,7 +93,7 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
     .filter((l) => l.count > 0)
     .map((l) => {
       const type = byId.get(l.typeId);
-      if (!type) throw orderError("order_ticket_type_gone", `Ticket type "${l.name}" no longer exists; its tickets cannot be issued again.`, 409);
+      if (!type) throw fail.order_ticket_type_gone(`Ticket type "${l.name}" no longer exists; its tickets cannot be issued again.`);
       return { type: { ...type, name: l.name }, count: l.count };
     });
   const children = event.groupType === 3 ? await passePartoutChildren(deps, event) : [];
@@ -100,7 +103,7 @@ export async function issueTickets(deps: Deps, order: OrderRow): Promise<void> {
   // Decided inside the insert: of two re-issues at once, only one writes.
   const none = sql`NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ${order.id})`;
   const written = await insertTicketRows(deps, order.uid, seeds, none).returning({ id: tickets.id });
-  if (written.length === 0) throw orderError("order_tickets_exist", `Order ${order.id} already has tickets; delete them before issuing new ones.`, 409);
+  if (written.length === 0) throw ticketsExist(order);
   await syncObjects(
     deps,
     order,

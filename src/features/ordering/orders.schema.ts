@@ -174,8 +174,8 @@ export const ordersApi = {
     success: answers.created(orderView),
     errors: {
       "400":
-        "An order rule refused it: `order_*` or `coupon_*` (for example `order_max_tickets`, `order_required_fields`, `coupon_expired`; decisions.md 5); `rest_invalid_param` `An order holds at most 1000 tickets` (a passe-partout's at every child event; decisions.md 15).",
-      "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock; `order_already_ordered`: unique users.",
+        "An order rule refused it: `order_*` or `coupon_*` (for example `order_max_tickets`, `order_required_fields`, `coupon_expired`, `order_already_ordered` under unique users; decisions.md 5); `rest_invalid_param` `An order holds at most 1000 tickets` (a passe-partout's at every child event; decisions.md 15).",
+      "409": "`order_stock_unavailable`, `order_event_stock_unavailable`, `order_linked_stock_unavailable`: not enough stock.",
       "503": OVERLOADED,
     },
   },
@@ -185,6 +185,7 @@ export const ordersApi = {
     summary: "Change an order's contact and status",
     description: "Only `custom_status`, `name` and `email` change; every other field may be sent back unchanged.",
     success: answers.ok(contactView.extend({ _links: linksView }), "The changeable fields as they are now."),
+    errors: { "409": "`order_already_ordered`: under unique users, another live order of the new email already holds the event; nothing changed." },
   },
   delete: {
     operationId: "deleteOrder",

@@ -1,7 +1,7 @@
 import { and, asc, count as countRows, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds, inScope, isUniqueViolation } from "../../db/client";
 import { events, orderClaims, orders, tickets } from "../../db/schema";
-import { conflict, invalidId, invalidParams } from "../../domain/errors";
+import { fail, invalidId, invalidParams } from "../../domain/errors";
 import { pageWindow } from "../../domain/paging";
 import { centsToDecimal } from "../../lib/money";
 import { randomString } from "../../lib/random";
@@ -16,7 +16,7 @@ import { isFinalOrder } from "../../db/order-status";
 import { purgeOrderPdfs } from "../../platform/pdf-cache";
 import { orderTopicStatements } from "./order-topics";
 import { enqueueDeliveries, writtenDeliveries } from "../messaging/webhook-deliveries.service";
-import { checkOrderer, checkSaleWindow, orderError, readTicketCounts } from "../../domain/order-rules";
+import { checkOrderer, checkSaleWindow, readTicketCounts } from "../../domain/order-rules";
 import { draftOrder, catalogueStatements, type Catalogue } from "./order-drafts";
 import { confirmationFor, whoMayOrder } from "./order-eligibility";
 import { placeOrders } from "./order-placement";
@@ -29,7 +29,7 @@ async function eventForOrder(deps: Deps, user: AuthUser, eventId: number): Promi
   const { db } = deps;
   const [eventRows, types, fields] = await db.batch([db.select().from(events).where(eq(events.id, eventId)), ...catalogueStatements(deps, eventId)]);
   const event = eventRows[0];
-  if (!event) throw orderError("order_event_not_found", "Event does not exist");
+  if (!event) throw fail.order_event_not_found();
   assertEventAccess(user, [eventId]);
   return { event, catalogue: { types, fields } };
 }
@@ -46,7 +46,7 @@ export interface CreatedOrder {
 export async function createDashboardOrder(deps: Deps, user: AuthUser, input: DashboardOrderInput, ipAddress: string): Promise<CreatedOrder> {
   const { event, catalogue } = await eventForOrder(deps, user, input.event_id);
   if (!event.addDashboardOrdersNeeded) {
-    throw orderError("order_dashboard_disabled", `Dashboard orders are not enabled for event ${event.id}`);
+    throw fail.order_dashboard_disabled(`Dashboard orders are not enabled for event ${event.id}`);
   }
   const { name, email } = checkOrderer(input.name, input.email);
   checkSaleWindow(event, deps.now());
@@ -184,7 +184,7 @@ export async function updateOrder(deps: Deps, current: OrderRow, changes: OrderC
       ...(renamed ? syncIntents(deps, current.uid, eventIds, token, stillThere) : []),
     ]);
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict("Another live order of that email already holds this event (unique users).", "order_already_ordered");
+    if (isUniqueViolation(err)) throw fail.order_already_ordered("Another live order of that email already holds this event (unique users).", { status: 409 });
     throw err;
   }
   const updated = results[0][0];

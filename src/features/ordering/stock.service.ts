@@ -2,14 +2,14 @@ import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../../db/schema";
 import type { ObjectTicket, ReservationRequest, ReserveFailure, ReserveResult } from "../../event-object/stock-ledger";
-import type { ApiError } from "../../domain/errors";
+import { fail, type ApiError } from "../../domain/errors";
 import { log } from "../../lib/log";
 import type { Deps } from "../../platform/deps";
 import { inGroup } from "../catalogue/event-groups";
 import { pushEventConfig } from "../catalogue/event-config.service";
 import { askEventObject, STALE } from "../catalogue/event-object-client";
 import { LIVE_STATUSES } from "../../db/order-status";
-import { orderError, type TicketLine, type TicketSeed } from "../../domain/order-rules";
+import type { TicketLine, TicketSeed } from "../../domain/order-rules";
 import { ticketTypeLabel, type Seat } from "../../domain/seat-plan";
 import type { EventRow } from "../../db/rows";
 
@@ -84,9 +84,9 @@ export async function planStock(
     refusal: (f) => {
       if (f.kind === "type") {
         const type = lines.find((l) => l.type.id === f.typeId)!.type;
-        return orderError("order_stock_unavailable", `Not enough stock available for ticket-type: ${type.name} (${f.remaining})`, 409);
+        return fail.order_stock_unavailable(`Not enough stock available for ticket-type: ${type.name} (${f.remaining})`);
       }
-      return orderError("order_event_stock_unavailable", `No more stock available for "${event.eventName}"`, 409);
+      return fail.order_event_stock_unavailable(`No more stock available for "${event.eventName}"`);
     },
   });
   for (const l of ordered) deductions.push({ eventId: event.id, typeId: l.type.id, units: l.count, eventUnits: l.type.isCounted ? l.count : 0 });
@@ -106,7 +106,7 @@ export async function planStock(
         eventId: linked.id,
         minVersion: linked.configVersion,
         request: { uid: "", typeUnits, eventUnits: counted, tickets: [] },
-        refusal: () => orderError("order_linked_stock_unavailable", `Not enough stock for linked event-id ${linked.id}`, 409),
+        refusal: () => fail.order_linked_stock_unavailable(`Not enough stock for linked event-id ${linked.id}`),
       });
     }
   }
@@ -121,7 +121,7 @@ export async function planStock(
         eventUnits: all,
         tickets: tickets.filter((t) => t.eventId === child.id).map(objectTicket),
       },
-      refusal: () => orderError("order_event_stock_unavailable", `No more stock available for "${child.eventName}"`, 409),
+      refusal: () => fail.order_event_stock_unavailable(`No more stock available for "${child.eventName}"`),
     });
     deductions.push({ eventId: child.id, typeId: null, units: all, eventUnits: all });
   }
@@ -156,7 +156,7 @@ export function stockEventIds(deductions: readonly StockDeduction[]): number[] {
   return [...new Set(deductions.map((d) => d.eventId))].sort((a, b) => a - b);
 }
 
-const noSeats = () => orderError("order_no_seats", "No more seats available", 409);
+const noSeats = () => fail.order_no_seats();
 
 /** One step's hold, through the one client (catalogue/event-object-client.ts): the seats held, or the refusal. */
 async function reserveOne(deps: Deps, uid: string, step: StockStep, final: boolean): Promise<Seat[] | ApiError> {

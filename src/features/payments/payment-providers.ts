@@ -1,5 +1,5 @@
 import { API_BASE } from "../../config";
-import { ApiError } from "../../domain/errors";
+import { fail } from "../../domain/errors";
 import type { Deps } from "../../platform/deps";
 import type { PaymentProvider } from "./payment-provider";
 import { stripeProvider } from "./stripe";
@@ -36,7 +36,7 @@ export function providerForEvent(deps: Deps, event: { testPaymentsNeeded: boolea
     case "stripe":
       return stripeProvider;
     case null:
-      throw new ApiError(503, "rest_payment_unavailable", "No payment provider is configured");
+      throw fail.rest_payment_unavailable();
   }
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { events, orderClaims, orders, tickets } from "../../db/schema";
-import { invalidParams } from "../../domain/errors";
+import { fail, invalidParams } from "../../domain/errors";
 import { centsToDecimal } from "../../lib/money";
 import type { RefundSendInput } from "./refunds.schema";
 import { canAccessEvent, type AuthUser } from "../../domain/authority";
@@ -9,7 +9,6 @@ import type { BulkError } from "../ordering/bulk-orders.service";
 import type { Deps } from "../../platform/deps";
 import { releaseOrder, RELEASE, syncIntents } from "../ordering/object-sync.service";
 import { writeLog, writeLogStatement } from "../logs/logs.service";
-import { orderError } from "../../domain/order-rules";
 import { providerOfPayment } from "./payment-providers";
 import { soldUpdates, stockEventIds } from "../ordering/stock.service";
 import { purgeOrderPdfs } from "../../platform/pdf-cache";
@@ -59,7 +58,7 @@ export async function requestRefunds(deps: Deps, user: AuthUser, input: RefundSe
 
 /** `POST /admin/orders/<id>/refund`: the same path for one order, for its total or `amount` of it. */
 export async function requestRefund(deps: Deps, order: OrderRow, amountCents: number | undefined): Promise<number> {
-  if (order.paymentStatus !== "paid") throw orderError("order_not_paid", NOT_PAID, 409);
+  if (order.paymentStatus !== "paid") throw fail.order_not_paid(NOT_PAID);
   const amount = amountCents ?? order.totalCents;
   if (amount > order.totalCents) throw invalidParams({ amount: `must not be above the order's total (${centsToDecimal(order.totalCents)})` });
   await queueRefund(deps, order, amount);

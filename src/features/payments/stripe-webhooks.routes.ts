@@ -3,7 +3,7 @@ import type { AppEnv } from "../../http/context";
 import { paymentsApi } from "./payments.schema";
 import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
-import { ApiError } from "../../domain/errors";
+import { ApiError, fail } from "../../domain/errors";
 import { log } from "../../lib/log";
 import { completePayment, type PaymentNotice, type PaymentOutcome } from "./payments.service";
 import { STRIPE_API_VERSION, verifyStripeWebhook, type StripeEvent } from "./stripe";
@@ -58,7 +58,7 @@ export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", describe
   const deps = depsOf(c);
   const raw = await c.req.text();
   const event = await verifyStripeWebhook(deps, c.req.header("Stripe-Signature"), raw);
-  if (!event) throw new ApiError(400, "payment_signature_invalid", "The Stripe-Signature header does not verify this body.");
+  if (!event) throw fail.payment_signature_invalid();
   // The endpoint's version shapes the payload. What is read here (type, client_reference_id, payment_status,
   // payment_intent as an id, the session's id, amount_total and currency) is read as the pinned version shows it; an event of another version is still handled,
   // and logged so that the endpoint can be set to the pin.

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { encodeCursor, formatSyncToken, LIST_MAX_PER_PAGE, type ListQuery } from "../../domain/offline-list";
-import { ApiError, invalidParams } from "../../domain/errors";
+import { fail, invalidParams } from "../../domain/errors";
 import type { OfflineListAnswer } from "../../event-object/event.do";
 import type { Deps } from "../../platform/deps";
 import type { offlineListView, ValidTicketsQuery } from "./scans.schema";
@@ -57,9 +57,7 @@ export async function offlineListFor(deps: Deps, use: ScanKeyUse, q: ValidTicket
     case "not_modified":
       return { kind: "not_modified", etag: etagOf(use.eventId, list.head, tag) };
     case "too_large":
-      throw new ApiError(
-        400,
-        "scan_list_too_large",
+      throw fail.scan_list_too_large(
         `The list holds more than ${list.max} tickets, more than one answer carries: ask for it in pages with per_page (at most ${LIST_MAX_PER_PAGE}) and follow each page's next link.`,
       );
     case "bad_since":

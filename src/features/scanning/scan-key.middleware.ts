@@ -4,11 +4,11 @@ import { findScanKeyTarget, type ScanKeyTarget } from "../catalogue/event-config
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { documented } from "../../http/route-docs";
-import { ApiError } from "../../domain/errors";
+import { invalidApiKey } from "../../domain/errors";
 
 export type ScanKeyEnv = AppEnv & { Variables: { scanKey: ScanKeyTarget & { key: string } } };
 
-export const invalidScanKey = () => new ApiError(401, "rest_forbidden_api_key", "Invalid scan key");
+export const invalidScanKey = () => invalidApiKey("Invalid scan key");
 
 /**
  * The public scan paths take a scan key in `X-EVT-API-KEY` (decisions.md 13): it names the event, level and

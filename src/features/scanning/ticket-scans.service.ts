@@ -6,7 +6,7 @@ import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
 import { formatNameList } from "../../domain/catalogue-names";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../../db/schema";
-import { ApiError, invalidParams } from "../../domain/errors";
+import { fail, invalidParams } from "../../domain/errors";
 import { invalidScanKey } from "./scan-key.middleware";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
@@ -83,9 +83,9 @@ function ticketIdOf(deps: Deps, use: ScanKeyUse, code: string): Promise<string |
 /** `GET /scans/<ticket_id>`: the ticket and its scans, for any scan key of its event (the id or the signed code). */
 export async function ticketScansFor(deps: Deps, use: ScanKeyUse, code: string) {
   const ticketId = await ticketIdOf(deps, use, code);
-  if (ticketId === null) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
+  if (ticketId === null) throw fail.scan_ticket_not_found();
   const { ticket } = await ask(deps, use, (stub, v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
-  if (!ticket) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
+  if (!ticket) throw fail.scan_ticket_not_found();
   return ticket;
 }
 

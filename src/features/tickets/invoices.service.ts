@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { isFinalOrder } from "../../db/order-status";
 import { events, tickets } from "../../db/schema";
-import { ApiError } from "../../domain/errors";
+import { fail } from "../../domain/errors";
 import { centsToDecimal } from "../../lib/money";
 import { formatPhpDate } from "../../lib/php-date";
 import { wallClockAt } from "../../lib/time";
@@ -12,7 +12,7 @@ import { invoiceLines } from "../../domain/pricing";
 import { ticketFonts } from "./ticket-fonts";
 import type { EventRow, OrderRow } from "../../db/rows";
 
-const notAvailable = () => new ApiError(404, "rest_invoice_not_available", "There is no invoice for this order.");
+const notAvailable = () => fail.rest_invoice_not_available();
 
 const percent = (hundredths: number) => `${hundredths / 100}%`;
 

@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { inputFields, orders, tickets, ticketTypes } from "../../db/schema";
-import { invalidId, invalidParams } from "../../domain/errors";
+import { fail, invalidId, invalidParams } from "../../domain/errors";
 import { secretsEqual } from "../../lib/crypto";
 import type { PersonalisationView, PersonaliseInput } from "./personalisation.schema";
 import type { Deps } from "../../platform/deps";
-import { checkFieldAnswers, orderError } from "../../domain/order-rules";
+import { checkFieldAnswers } from "../../domain/order-rules";
 import { selectChoices } from "../../domain/input-field-rules";
 import { ticketTypeLabel } from "../../domain/seat-plan";
 import type { InputFieldRow, OrderRow, TicketRow } from "../../db/rows";
@@ -104,7 +104,7 @@ export async function personalise(deps: Deps, order: OrderRow, input: Personalis
     if (seen.has(ticket_id)) throw invalidParams({ tickets: `names ticket ${ticket_id} twice` });
     seen.add(ticket_id);
     if (n.fields.length === 0) throw invalidParams({ tickets: `ticket ${ticket_id} needs no personalisation` });
-    if (n.ticket.personalisedAt !== null) throw orderError("ticket_already_personalised", `Ticket ${ticket_id} is already personalised.`, 409);
+    if (n.ticket.personalisedAt !== null) throw fail.ticket_already_personalised(`Ticket ${ticket_id} is already personalised.`);
     const answers = checkFieldAnswers(
       n.fields.map((f) => ({ ...f, isPersonalised: false })),
       new Map(Object.entries(fields)),
@@ -127,6 +127,6 @@ export async function personalise(deps: Deps, order: OrderRow, input: Personalis
         .update(tickets)
         .set({ personalisation: {}, personalisedAt: null })
         .where(and(inArray(tickets.id, ours), eq(tickets.personalisedAt, now)));
-    throw orderError("ticket_already_personalised", "A ticket was personalised meanwhile.", 409);
+    throw fail.ticket_already_personalised("A ticket was personalised meanwhile.");
   }
 }

@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { isFinalOrder } from "../../db/order-status";
 import { events, inputFields, orders, pdfTemplates, tickets, ticketTypes } from "../../db/schema";
-import { ApiError } from "../../domain/errors";
+import { type ApiError, fail } from "../../domain/errors";
 import { sha256Hex } from "../../lib/crypto";
 import { formatPhpDate } from "../../lib/php-date";
 import { qrPayload, signerFor } from "../../lib/ticket-codes";
@@ -62,9 +62,9 @@ export async function readInputs({ db }: Deps, order: OrderRow): Promise<TicketP
  * no tickets, `409 tickets_not_personalised` until every ticket that needs it is personalised.
  */
 export async function downloadProblem(deps: Deps, inputs: TicketPdfInputs | null): Promise<ApiError | null> {
-  if (!inputs || !isFinalOrder(inputs.order) || inputs.tickets.length === 0) return new ApiError(404, "tickets_not_found", "This order has no tickets (yet).");
+  if (!inputs || !isFinalOrder(inputs.order) || inputs.tickets.length === 0) return fail.tickets_not_found();
   if (!(await allPersonalised(deps, inputs.order))) {
-    return new ApiError(409, "tickets_not_personalised", "Every ticket must be personalised before the tickets can be downloaded.");
+    return fail.tickets_not_personalised();
   }
   return null;
 }

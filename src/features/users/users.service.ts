@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isUniqueViolation } from "../../db/client";
 import { applicationPasswords, users, type Role } from "../../db/schema";
-import { ApiError, conflict, invalidId } from "../../domain/errors";
+import { conflict, fail, invalidId } from "../../domain/errors";
 import { generateApplicationPassword, hashApplicationPassword } from "./application-passwords";
 import type { Deps } from "../../platform/deps";
 import { assertEventsExist } from "../catalogue/event-references";
@@ -79,7 +79,7 @@ export async function listApplicationPasswords(deps: Deps, userId: number): Prom
   return rows;
 }
 
-const passwordNotFound = () => new ApiError(404, "rest_application_password_not_found", "Application password does not exist");
+const passwordNotFound = () => fail.rest_application_password_not_found();
 
 /**
  * Revokes one password of the user. Sign-ins read D1 every time, so the next call with it is refused. A uuid of

@@ -261,6 +261,19 @@ describe("unique users: one live order per email", () => {
     expect((await place(s, [1], { email: "old@example.com" })).email).toBe("old@example.com");
   });
 
+  it("refuses an administrator's email change to an address another live order holds: 409 order_already_ordered, nothing changed", async () => {
+    // docs/who-may-order.md "Claims": the claim moves in the change's batch, where the unique index refuses it; the
+    // only order_already_ordered that is a 409 (domain/error-codes.ts `also`), an order rule's is a 400.
+    const s = await shop({ event: { unique_users_needed: true } });
+    await place(s, [1], { email: "ole@example.com" });
+    const other = await place(s, [1], { email: "pia@example.com" });
+    const err = await expectError(call("PUT", `/admin/orders/${other.id}`, { body: { email: "OLE@example.com" } }), 409, "order_already_ordered");
+    expect(err.message).toBe("Another live order of that email already holds this event (unique users).");
+    const stored = await db.select().from(orders).where(eq(orders.id, other.id)).get();
+    expect({ email: stored?.email, emailKey: stored?.emailKey }).toEqual({ email: "pia@example.com", emailKey: "pia@example.com" });
+    await expectRefused(s, body(s, [1], { email: "pia@example.com" }), "order_already_ordered", ALREADY);
+  });
+
   it("dashboard orders obey it too, in both directions", async () => {
     const s = await shop({ event: { unique_users_needed: true, add_dashboard_orders_needed: true } });
     const dash = (email: string) => call("POST", "/admin/orders", { body: { event_id: s.event.id, name: "Kim", email, tickets: lines(s, [1]) } });
