@@ -8,6 +8,7 @@ import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
 import * as outbox from "./scan-outbox";
 import * as list from "./offline-list";
+import { migrateStorage } from "./storage";
 import type { ListQuery } from "../domain/offline-list";
 import type { ScanResult } from "../domain/scan-rules";
 
@@ -90,18 +91,10 @@ export class EventObject extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
-      this.migrate();
+      migrateStorage(ctx.storage);
       // Killed between recording a scan (or a hold) and setting the alarm for it, the object sets it on restart.
       await this.scheduleAlarm();
     });
-  }
-
-  private migrate(): void {
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)`);
-    ledger.createLedgerTables(this.sql);
-    scans.createScanTables(this.sql);
-    outbox.createScanOutbox(this.sql);
-    list.createListTables(this.sql);
   }
 
   /** The catalogue copy this object decides with, or null before the first push. */
@@ -284,7 +277,8 @@ export class EventObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.cachedConfig = undefined;
-    this.migrate();
+    // deleteAll() dropped the tables and their `_migrations`: built again from migration 1.
+    migrateStorage(this.ctx.storage);
   }
 
   /**

@@ -25,16 +25,6 @@ export interface ScanQueue {
   send(body: unknown): Promise<unknown>;
 }
 
-/** The scans table gained these after objects held scans: added in place, so old objects keep their scans. */
-export function createScanOutbox(sql: SqlStorage): void {
-  const columns = sql
-    .exec<{ name: string }>(`PRAGMA table_info(scans)`)
-    .toArray()
-    .map((c) => c.name);
-  if (!columns.includes("sent_at")) sql.exec(`ALTER TABLE scans ADD COLUMN sent_at INTEGER`);
-  if (!columns.includes("sends")) sql.exec(`ALTER TABLE scans ADD COLUMN sends INTEGER NOT NULL DEFAULT 0`);
-}
-
 /** When an unacknowledged scan sent at `sent_at` for the `sends`th time is due again (SQL). */
 const RESEND_AT = `sent_at + (${SCAN_RESEND_MS} << min(sends - 1, ${RESEND_DOUBLINGS}))`;
 
