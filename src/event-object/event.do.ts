@@ -3,6 +3,8 @@ import { DurableObject } from "cloudflare:workers";
 import { LIVE_STATUSES } from "../db/order-status";
 import { ordersOfHolds, type OrderOfHold } from "../db/orders-of-holds";
 import type { Env } from "../env";
+import { jobQueueFrom, type JobQueue } from "../platform/job-queue";
+import { buildJob } from "../platform/messages";
 import { log } from "../lib/log";
 import type { EventConfig, ScanKeyConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
@@ -67,6 +69,7 @@ function takeDeadline(o: OrderOfHold): number | null {
  */
 export class EventObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly jobs: JobQueue;
   private cachedConfig: EventConfig | null | undefined;
   /** An alarm at or before the next scan flush is known to be set (forgotten when the object restarts). */
   private flushArmed = false;
@@ -79,6 +82,7 @@ export class EventObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.jobs = jobQueueFrom(env);
     ctx.blockConcurrencyWhile(async () => {
       migrateStorage(ctx.storage);
       // Killed between recording a scan (or a hold) and setting the alarm for it, the object sets it on restart.
@@ -240,8 +244,10 @@ export class EventObject extends DurableObject<Env> {
   private async sendScans(): Promise<void> {
     this.flushArmed = false;
     const eventId = this.config()?.eventId;
+    // No configuration, no scans: a scan is decided with the event's configuration (`keyFor`).
+    if (eventId === undefined) return;
     try {
-      await outbox.sendDueScans(this.ctx.storage, this.env.JOBS, eventId, Date.now());
+      await outbox.sendDueScans(this.ctx.storage, this.jobs, eventId, Date.now());
     } catch (err) {
       log("warn", "scans not sent, will send again", { event_id: eventId, error: String(err) });
     }
@@ -284,7 +290,7 @@ export class EventObject extends DurableObject<Env> {
     const due = ledger.dueTakes(this.sql, now);
     if (due.length > 0) {
       const eventId = this.config()?.eventId;
-      await this.env.JOBS.sendBatch(due.map((uid) => ({ body: { v: 1, kind: "order.expire", uid, eventId } })));
+      await this.jobs.sendAll(due.map((uid) => buildJob("order.expire", { uid, eventId })));
       this.ctx.storage.transactionSync(() => {
         for (const uid of due) ledger.postpone(this.sql, uid, now + EXPIRY_RETRY_MS);
       });
