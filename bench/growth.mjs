@@ -1,4 +1,4 @@
-// `npm run bench:growth`: how the service's calls slow down as one event and the whole service grow (docs/scale.md, README "Growth").
+// `npm run bench:growth`: how the service's calls slow down as one event and the whole service grow (docs/scale.md, docs/benchmarks.md "Growth").
 //
 // It starts `wrangler dev` (scripts/local-service.mjs) on a state dir of its own (rate limits off, ticket codes signed
 // with a key made for the run) and grows it in STEPS: the measured event to 1k, 10k and 50k tickets, the service to
@@ -29,7 +29,7 @@
 // `GET /admin/orders` (per_page 100, at 90 % of all orders); an order search by an email (a different seeded order
 // each round); a one-ticket dashboard order on the measured event. `GET /health` is timed too, as the floor: every request pays it.
 //
-// Target (README "Growth"): from the first step to the last, no call's p50 more than 2x slower (the offline list: its full
+// Target (docs/benchmarks.md "Growth"): from the first step to the last, no call's p50 more than 2x slower (the offline list: its full
 // pages' p50), and no single answer over 1 MB (1,000,000 bytes). The machine is shared, so a step measured while other
 // processes run reads slow for every call alike: the growth judged is the call's p50 over /health's p50 of the same
 // step (the raw growth is printed beside it). Reported met or missed per call, never failed: the run fails only when

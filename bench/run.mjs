@@ -18,7 +18,7 @@
 //                     order count must all say exactly CONTENDED_STOCK sold, or the bench fails.
 //   cached_download   GET /tickets/<uid> of orders already downloaded once (the PDF kept in R2), round robin.
 //   uncached_download GET /tickets/<uid>, the first download of fresh orders: each renders its 10-ticket PDF.
-// "ratio" is the row's requests/s over /health's; targets (TARGETS below; README "Benchmark") are printed beside it. "others" is the share of
+// "ratio" is the row's requests/s over /health's; targets (TARGETS below; docs/benchmarks.md "Benchmark") are printed beside it. "others" is the share of
 // the machine's CPU that processes other than the bench, wrangler and workerd used during the row (Linux /proc):
 // above a few percent the row was measured on a shared machine and reads low.
 // Before the table, one sequential timing: the first render after a restart (cold isolate: fonts, template and the

@@ -5,6 +5,7 @@ import { answeringRoutes } from "../src/http/openapi";
 import { pdfTemplateProblem } from "../src/pdf/template-check";
 import { ORIGIN, call, createUser, expectJson, unique } from "./helpers/api";
 import { createEvent, createInputField, createScanKey, createTicketType } from "./helpers/catalogue";
+import { whileLogging } from "./helpers/logs";
 import {
   adminHeaders,
   badApiKey,
@@ -270,7 +271,10 @@ describe("hostile input: every route, generated bad requests", () => {
     prepared.set("truncated", onePage.slice(0, 60));
     prepared.set("header-only", latin1("%PDF-1.7\n%%EOF\n"));
     prepared.set("big-garbage", withHeader(garbage(3 * 1024 * 1024)));
-    for (const [name, bytes] of prepared) expect(await pdfTemplateProblem(bytes), `prepared file ${name} must be refused`).not.toBeNull();
+    // pdf-lib warns of the broken objects it meets in these files (console.warn); that is what they are for.
+    await whileLogging("warn", [/^Trying to parse invalid object/, /^Invalid object ref/], async () => {
+      for (const [name, bytes] of prepared) expect(await pdfTemplateProblem(bytes), `prepared file ${name} must be refused`).not.toBeNull();
+    });
     prepared.set("oversized", garbage(10 * 1024 * 1024 + 1));
 
     before = await settledFingerprint();

@@ -1,5 +1,7 @@
 /**
- * The scan levels (decisions.md 6, 12 and 13), as one pure decision over a ticket's scans since its last reset:
+ * The scan levels (decisions.md 6, 12 and 13), as one pure decision over a ticket's whole history (`decideTicketScan`,
+ * which the event object and the door app both decide with): the key's type filter, then the scans since the last
+ * reset:
  *   0 entrance, once;  1 checkpoint, after an entrance, once per location;  7 leave for a while and 8 re-enter,
  *   alternating, after an entrance;  9 exit, after which nothing succeeds but a reset;  6 reset, always allowed,
  *   removes the ticket's earlier scans.
@@ -56,6 +58,34 @@ export interface ScanResult {
 export type ScanDecision = { ok: true } | { ok: false; error: string; earlier: ScanRecord | null };
 
 const refuse = (error: string, earlier: ScanRecord | null = null): ScanDecision => ({ ok: false, error, earlier });
+
+/**
+ * A ticket's scans from its last reset on, the reset included (it is a scan, and `GET /scans/<ticket_id>` shows it;
+ * docs/scanning.md "Levels"), oldest first; the whole history when it has no reset.
+ */
+export function sinceLastReset<T extends ScanRecord>(history: readonly T[]): T[] {
+  const lastReset = history.findLastIndex((s) => s.level === 6);
+  return lastReset < 0 ? [...history] : history.slice(lastReset);
+}
+
+/** A scan key as a scan is decided with it: its level and location, and the type ids it admits (null: every type). */
+export interface ScanKeyRule {
+  level: number;
+  location: string;
+  ticketTypeIds: readonly string[] | null;
+}
+
+/**
+ * One scan of a known ticket with `key` (decisions.md 6, 12, 13): refused when the key's filter does not admit the
+ * ticket's type, else the level rules over the scans since the ticket's last reset. `history`: the ticket's whole
+ * history of successful scans, oldest first; a history already trimmed to its last reset (reset included or not)
+ * gets the same answer, as `decideScan` ignores resets.
+ */
+export function decideTicketScan(input: { ticketTypeId: string; history: readonly ScanRecord[]; key: ScanKeyRule }): ScanDecision {
+  const { ticketTypeId, history, key } = input;
+  if (key.ticketTypeIds !== null && !key.ticketTypeIds.includes(ticketTypeId)) return refuse(SCAN_ERRORS.wrongType);
+  return decideScan(sinceLastReset(history), key.level, key.location);
+}
 
 /** `history`: the ticket's scans since its last reset (resets themselves are ignored), oldest first. */
 export function decideScan(history: readonly ScanRecord[], level: number, location: string): ScanDecision {

@@ -1,9 +1,9 @@
 /**
- * A scan decided on the phone, without the service: the same level rules as the event object (src/domain/
- * scan-rules.ts, one module for both), applied to what the phone knows: the kept list, the key's type filter, and
- * the scans made here. What it cannot know (a scan at another door meanwhile) the replay finds out.
+ * A scan decided on the phone, without the service: the same decision as the event object (`decideTicketScan` in
+ * src/domain/scan-rules.ts, one module for both), over what the phone knows: the kept list, the key's type filter,
+ * and the scans made here. What it cannot know (a scan at another door meanwhile) the replay finds out.
  */
-import { decideScan, SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
+import { decideTicketScan, SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
 import type { KeyConfig, ListEntry } from "./door-types";
 
 export type OfflineDecision = { admitted: true; ticket: ListEntry } | { admitted: false; ticket: ListEntry | null; error: string; earlier: ScanRecord | null };
@@ -14,16 +14,7 @@ export type OfflineDecision = { admitted: true; ticket: ListEntry } | { admitted
  */
 export function decideOffline(config: KeyConfig, ticket: ListEntry | null, history: readonly ScanRecord[]): OfflineDecision {
   if (!ticket) return { admitted: false, ticket: null, error: SCAN_ERRORS.notFound, earlier: null };
-  const types = config.ticket_type_ids;
-  if (types !== null && !types.includes(ticket.ticket_type_id)) {
-    return { admitted: false, ticket, error: SCAN_ERRORS.wrongType, earlier: null };
-  }
-  const decision = decideScan(sinceReset(history), config.level, config.location);
+  const key = { level: config.level, location: config.location, ticketTypeIds: config.ticket_type_ids };
+  const decision = decideTicketScan({ ticketTypeId: ticket.ticket_type_id, history, key });
   return decision.ok ? { admitted: true, ticket } : { admitted: false, ticket, error: decision.error, earlier: decision.earlier };
-}
-
-/** A reset (level 6) clears the ticket's earlier scans, as in the event object. */
-function sinceReset(history: readonly ScanRecord[]): ScanRecord[] {
-  const lastReset = history.findLastIndex((s) => s.level === 6);
-  return history.slice(lastReset + 1);
 }

@@ -1,6 +1,6 @@
 import { formatPhpDate } from "../lib/php-date";
 import { wallClockAt } from "../lib/time";
-import { admittedTypeIds, decideScan, SCAN_ERRORS, type ScanRecord, type ScanResult } from "../domain/scan-rules";
+import { admittedTypeIds, decideTicketScan, SCAN_ERRORS, type ScanRecord, type ScanResult, sinceLastReset } from "../domain/scan-rules";
 import type { EventConfig, ScanKeyConfig } from "./event-config";
 
 /**
@@ -41,17 +41,13 @@ function validTicket(sql: SqlStorage, id: string): TicketRow | null {
   return row && row.order_id !== null ? row : null;
 }
 
-/** The ticket's scans since its last reset (the reset included), oldest first. */
-function sinceReset(sql: SqlStorage, ticketId: string): (ScanRecord & { seq: number })[] {
-  return sql
-    .exec<{ seq: number; level: number; at: number; location: string }>(
-      `SELECT seq, level, at, location FROM scans
-       WHERE ticket_id = ? AND seq >= coalesce((SELECT max(seq) FROM scans WHERE ticket_id = ? AND level = 6), 0)
-       ORDER BY seq`,
-      ticketId,
-      ticketId,
-    )
-    .toArray();
+/**
+ * The ticket's whole history of scans, oldest first. Where it starts counting (the last reset) is the domain's rule
+ * (`sinceLastReset`, `decideTicketScan`), not this query's: a ticket has few scans, and trimming here would not bound
+ * them anyway (a 7 and an 8 alternate without any reset).
+ */
+function historyOf(sql: SqlStorage, ticketId: string): ScanRecord[] {
+  return sql.exec<{ level: number; at: number; location: string }>(`SELECT level, at, location FROM scans WHERE ticket_id = ? ORDER BY seq`, ticketId).toArray();
 }
 
 export function formatScanDate(config: EventConfig, key: ScanKeyConfig, atMs: number): string {
@@ -85,9 +81,8 @@ export function scan(sql: SqlStorage, config: EventConfig, key: ScanKeyConfig, t
     ...(error === undefined ? {} : { error }),
   });
   if (!ticket) return { result: answer(false, "", "", SCAN_ERRORS.notFound), recorded: null };
-  const admitted = admittedTypeIds(key.tickets, config.ticketTypes);
-  if (admitted !== null && !admitted.includes(ticket.type_id)) return { result: answer(false, "", "", SCAN_ERRORS.wrongType), recorded: null };
-  const decision = decideScan(sinceReset(sql, ticket.id), key.level, key.location);
+  const rule = { level: key.level, location: key.location, ticketTypeIds: admittedTypeIds(key.tickets, config.ticketTypes) };
+  const decision = decideTicketScan({ ticketTypeId: ticket.type_id, history: historyOf(sql, ticket.id), key: rule });
   if (!decision.ok) {
     const { earlier } = decision;
     return { result: answer(false, earlier ? formatScanDate(config, key, earlier.at) : "", earlier?.location ?? "", decision.error), recorded: null };
@@ -140,6 +135,6 @@ export function ticketScans(sql: SqlStorage, ticketId: string): TicketScans | nu
     typeName: ticket.type_name,
     name: ticket.name ?? "",
     email: ticket.email ?? "",
-    scans: sinceReset(sql, ticket.id).map(({ level, at, location }) => ({ level, at, location })),
+    scans: sinceLastReset(historyOf(sql, ticket.id)),
   };
 }

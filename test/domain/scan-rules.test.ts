@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { admittedTypeIds, decideScan, SCAN_ERRORS, type ScanRecord } from "../../src/domain/scan-rules";
+import { admittedTypeIds, decideScan, decideTicketScan, SCAN_ERRORS, type ScanKeyRule, type ScanRecord, sinceLastReset } from "../../src/domain/scan-rules";
 
 /**
  * The scan levels as one pure decision (decisions.md 6, 12 "Scans", 13 "Tickets, scans, messages"): `decideScan`
  * over a ticket's scans since its last reset, oldest first. 0 entrance once; 1 checkpoint after an entrance, once
  * per location; 7 / 8 leave and re-enter, alternating, after an entrance; 9 exit, after which only a reset
- * succeeds; 6 reset, always allowed. And which ticket types a key's filter admits (`admittedTypeIds`).
+ * succeeds; 6 reset, always allowed. And which ticket types a key's filter admits (`admittedTypeIds`), and the one
+ * decision over a ticket's whole history that the event object and the door app both make (`decideTicketScan`).
  */
 
 let clock = 1_800_000_000_000;
@@ -270,3 +271,105 @@ describe("admittedTypeIds: the ticket types a key's filter admits", () => {
     expect(filter).toEqual(["VIP"]);
   });
 });
+
+describe("sinceLastReset: the scans from the last reset on", () => {
+  it("is the whole history when there is no reset", () => {
+    const history = [at(0), at(7), at(8)];
+    expect(sinceLastReset(history)).toEqual(history);
+    expect(sinceLastReset([])).toEqual([]);
+  });
+
+  it("starts at the last reset, the reset included (it is a scan; GET /scans/<ticket_id> shows it)", () => {
+    const reset = at(6, "Desk");
+    const entrance = at(0, "Door B");
+    expect(sinceLastReset([at(0), at(9), at(6), at(0), reset, entrance])).toEqual([reset, entrance]);
+    expect(sinceLastReset([at(0), reset])).toEqual([reset]);
+  });
+
+  it("does not change the history it is given", () => {
+    const history = [at(0), at(6), at(0)];
+    const copy = structuredClone(history);
+    sinceLastReset(history);
+    expect(history).toEqual(copy);
+  });
+});
+
+describe("decideTicketScan: one scan of a known ticket over its whole history", () => {
+  const key = (over: Partial<ScanKeyRule> = {}): ScanKeyRule => ({ level: 0, location: "North gate", ticketTypeIds: null, ...over });
+  const scan = (level: number, when: number, location = "North gate"): ScanRecord => ({ level, at: when, location });
+  const decide = (k: ScanKeyRule, history: readonly ScanRecord[], ticketTypeId = "v11") => decideTicketScan({ ticketTypeId, history, key: k });
+
+  it("applies the key's ticket types, by id", () => {
+    expect(decide(key({ ticketTypeIds: ["v12"] }), [])).toEqual(refused(SCAN_ERRORS.wrongType, null));
+    expect(decide(key({ ticketTypeIds: ["v12", "v11"] }), [])).toEqual(OK);
+    expect(decide(key({ ticketTypeIds: ["v11"] }), [])).toEqual(OK);
+    expect(decide(key({ ticketTypeIds: [] }), [])).toEqual(refused(SCAN_ERRORS.wrongType, null));
+    expect(decide(key({ ticketTypeIds: null }), [], "any type at all")).toEqual(OK);
+  });
+
+  it("the type filter comes first: a wrong type is refused as such even when the levels would refuse too", () => {
+    const exit = scan(9, 2000);
+    expect(decide(key({ ticketTypeIds: ["v12"] }), [scan(0, 1000), exit])).toEqual(refused(SCAN_ERRORS.wrongType, null));
+    expect(decide(key(), [scan(0, 1000), exit])).toEqual(refused(SCAN_ERRORS.left, exit));
+  });
+
+  it("refuses a second entrance with the earlier scan", () => {
+    const earlier = scan(0, 1000);
+    expect(decide(key(), [earlier])).toEqual(refused(SCAN_ERRORS.done, earlier));
+  });
+
+  it("counts only the scans since the last reset", () => {
+    expect(decide(key(), [scan(0, 1000), scan(6, 2000)])).toEqual(OK);
+    const again = scan(0, 3000);
+    expect(decide(key(), [scan(0, 1000), scan(6, 2000), again])).toEqual(refused(SCAN_ERRORS.done, again));
+    expect(decide(key({ level: 8 }), [scan(0, 1000), scan(7, 2000), scan(6, 3000)])).toEqual(refused(SCAN_ERRORS.noEntrance, null));
+    const exit = scan(9, 5000);
+    expect(decide(key({ level: 1 }), [scan(0, 1000), scan(9, 2000), scan(6, 3000), scan(0, 4000), exit, scan(6, 6000)])).toEqual(refused(SCAN_ERRORS.noEntrance, null));
+    expect(decide(key({ level: 1 }), [scan(0, 1000), scan(6, 3000), scan(0, 4000), exit])).toEqual(refused(SCAN_ERRORS.left, exit));
+  });
+
+  it("a reset is always allowed, also after an exit and with nothing scanned", () => {
+    expect(decide(key({ level: 6 }), [scan(0, 1000), scan(9, 2000)])).toEqual(OK);
+    expect(decide(key({ level: 6 }), [])).toEqual(OK);
+  });
+
+  // The event object used to read the scans since the last reset with the reset, the door app without it: every
+  // history of up to five scans, every level and two locations, get one answer either way (decideScan ignores
+  // resets), so the trim is no rule of its own.
+  it("answers the same over the whole history, over the scans from the last reset (reset included) and after it", () => {
+    const levels = [0, 1, 6, 7, 8, 9];
+    const histories: ScanRecord[][] = [[]];
+    for (let length = 1; length <= 5; length++) {
+      for (const h of histories.filter((x) => x.length === length - 1)) {
+        for (const level of levels) histories.push([...h, scan(level, 1000 * length, length % 2 === 0 ? "Hall" : "North gate")]);
+      }
+    }
+    expect(histories).toHaveLength(1 + 6 + 36 + 216 + 1296 + 7776);
+    let differences = 0;
+    for (const history of histories) {
+      const lastReset = history.findLastIndex((s) => s.level === 6);
+      const withReset = history.slice(Math.max(0, lastReset));
+      const afterReset = history.slice(lastReset + 1);
+      for (const level of levels) {
+        for (const location of ["North gate", "Hall"]) {
+          const k = key({ level, location });
+          const whole = decide(k, history);
+          if (!equal(whole, decideScan(withReset, level, location)) || !equal(whole, decideScan(afterReset, level, location))) differences++;
+          if (!equal(whole, decide(k, withReset)) || !equal(whole, decide(k, afterReset))) differences++;
+        }
+      }
+    }
+    expect(differences).toBe(0);
+  });
+
+  it("does not change the history it is given", () => {
+    const history = [scan(0, 1000), scan(6, 2000), scan(0, 3000)];
+    const copy = structuredClone(history);
+    decide(key({ level: 9 }), history);
+    expect(history).toEqual(copy);
+  });
+});
+
+function equal(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -4,9 +4,10 @@ import type { KeyConfig, ListEntry } from "../../src/door-app/door-types";
 import { decideOffline } from "../../src/door-app/offline-decision";
 
 /**
- * The door app's offline decision (docs/door-app.md): what it adds to the event object's level rules, which it shares
- * (src/domain/scan-rules.ts, tested in test/domain/scan-rules.test.ts): the kept list, the key's type filter, and the
- * phone's own scans since the last reset.
+ * The door app's offline decision (docs/door-app.md): what it adds to the event object's decision, which it shares
+ * (`decideTicketScan` in src/domain/scan-rules.ts, tested in test/domain/scan-rules.test.ts): the kept list, and the
+ * key's type filter and the phone's own scans handed to that decision (whose trim to the last reset they check here
+ * through the door's own types).
  */
 
 const key = (over: Partial<KeyConfig> = {}): KeyConfig => ({

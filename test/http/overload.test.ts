@@ -3,25 +3,52 @@ import { EventObject } from "../../src/event-object/event.do";
 import type { EventConfig } from "../../src/event-object/event-config";
 import { call, expectError, expectJson } from "../helpers/api";
 import { expectLogged } from "../helpers/logs";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { tickets } from "../../src/db/schema";
 import { createScanKey, db } from "../helpers/catalogue";
+import { eventObject } from "../../src/platform/event-object.client";
 import { createOrderEvent, createOrderType, orderBody, ordersOf, postOrder } from "../helpers/orders";
 
 /**
  * decisions.md 15 "Overload": an event's object that cannot answer (too busy, or staying behind its catalogue after
  * the push that should bring it up to date) is a `503 rest_overloaded` with `Retry-After`, the same for orders and
  * scans, and nothing is decided or written. The object is kept behind by letting it ignore the pushes of one event
- * (its `applyConfig` answers the version it already holds), as a push lost on the way would.
+ * (its `applyConfig` answers the version it already holds), as a push lost on the way would. Every caller asks
+ * through the one client (features/catalogue/event-object-client.ts): a stale answer is followed by one push and
+ * one more question, no more.
  */
 
 const ignored = new Set<number>();
+/** The pushes each ignored event's object received (and ignored). */
+const pushes = new Map<number, number>();
 const applyConfig = EventObject.prototype.applyConfig;
 EventObject.prototype.applyConfig = function (this: EventObject, next: EventConfig) {
-  return ignored.has(next.eventId) ? this.configVersion() : applyConfig.call(this, next);
+  if (!ignored.has(next.eventId)) return applyConfig.call(this, next);
+  pushes.set(next.eventId, (pushes.get(next.eventId) ?? 0) + 1);
+  return this.configVersion();
 };
 
-afterEach(() => ignored.clear());
+/**
+ * Events whose object is too busy: a hold, a scan or the offline list asked of it fails on the caller's side, as
+ * Cloudflare's runtime fails it, with an error marked `.overloaded` (not to be retried), before the object runs.
+ */
+const swamped = new Set<number>();
+const BUSY_CALLS = new Set<string | symbol>(["reserve", "scan", "offlineList"]);
+const namespace = Object.getPrototypeOf(env.EVENTS) as { get: (id: DurableObjectId, ...rest: unknown[]) => object };
+const getStub = namespace.get;
+namespace.get = function (this: unknown, id: DurableObjectId, ...rest: unknown[]) {
+  const stub = getStub.call(this, id, ...rest);
+  if (![...swamped].some((eventId) => env.EVENTS.idFromName(`event:${eventId}`).equals(id))) return stub;
+  const busy = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
+  return new Proxy(stub, { get: (target, name) => (BUSY_CALLS.has(name) ? () => Promise.reject(busy) : Reflect.get(target, name)) });
+};
+
+afterEach(() => {
+  ignored.clear();
+  pushes.clear();
+  swamped.clear();
+});
 
 async function ticketsOf(orderId: number): Promise<string[]> {
   const rows = await db.select({ id: tickets.id }).from(tickets).where(eq(tickets.orderId, orderId));
@@ -35,6 +62,7 @@ async function expectOverloaded(res: Promise<Response>) {
   expect(body.message).toMatch(/^This event is .*try again/);
   expect(wait).toBeGreaterThanOrEqual(1);
   expect(wait).toBeLessThanOrEqual(5);
+  return body;
 }
 
 describe("an event object that stays behind its catalogue", () => {
@@ -65,6 +93,66 @@ describe("an event object that stays behind its catalogue", () => {
 
     ignored.clear();
     await createScanKey(event.id, { location: "Side door" }); // pushed, so the object catches up: the scan is decided again
+    const admitted = await expectJson(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }), 200);
+    expect(admitted.status).toBe(true);
+  });
+
+  it("answers an order, a scan and the offline list the identical 503, each after one push and one more question", async () => {
+    const event = await createOrderEvent();
+    const type = await createOrderType(event.id, "Regular");
+    const order = await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+    const ticketId = (await ticketsOf(order.id))[0]!;
+    ignored.add(event.id);
+    const { key } = await createScanKey(event.id); // bumps the catalogue version; its push is ignored
+    pushes.clear();
+    const logged = expectLogged("error", /"msg":"event object stays behind its catalogue"/);
+
+    const asOrder = await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    expect(pushes.get(event.id)).toBe(1);
+    const asScan = await expectOverloaded(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }));
+    expect(pushes.get(event.id)).toBe(2);
+    const asList = await expectOverloaded(call("GET", "/scans/tickets", { key, auth: null }));
+    expect(pushes.get(event.id)).toBe(3);
+
+    expect(asScan).toEqual(asOrder);
+    expect(asList).toEqual(asOrder);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id, event.id, event.id]);
+    expect((await ordersOf(event.id)).map((o) => o.id)).toEqual([order.id]);
+  });
+});
+
+describe("an overloaded event object", () => {
+  it("answers an order the same 503 when a later object of the order is overloaded, and gives back what the earlier one held", async () => {
+    const logged = expectLogged("warn", /"msg":"event object overloaded: answered 503"/);
+    const linked = await createOrderEvent({ stock: 10 });
+    const event = await createOrderEvent({ stock: 1, stock_link: linked.id });
+    const type = await createOrderType(event.id, "Regular");
+    swamped.add(linked.id); // the event's own object holds the unit, then its linked event's object is too busy
+    await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    expect(await ordersOf(event.id)).toEqual([]);
+    expect((await eventObject(env, event.id).remaining())?.event).toBe(1); // nothing held: the whole order or none of it
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([linked.id]);
+
+    swamped.clear();
+    await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+  });
+
+  it("answers a scan and the offline list the same 503 as an order", async () => {
+    const event = await createOrderEvent();
+    const type = await createOrderType(event.id, "Regular");
+    const order = await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+    const ticketId = (await ticketsOf(order.id))[0]!;
+    const { key } = await createScanKey(event.id);
+    const logged = expectLogged("warn", /"msg":"event object overloaded: answered 503"/);
+    swamped.add(event.id);
+    const asOrder = await expectOverloaded(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })));
+    const asScan = await expectOverloaded(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }));
+    const asList = await expectOverloaded(call("GET", "/scans/tickets", { key, auth: null }));
+    expect(asScan).toEqual(asOrder);
+    expect(asList).toEqual(asOrder);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id, event.id, event.id]);
+
+    swamped.clear();
     const admitted = await expectJson(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }), 200);
     expect(admitted.status).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { quietExpectedRuntimeLines } from "./quiet-runtime";
 
 /**
  * Local stand-ins for what lies outside the service, speaking their real protocols over real HTTP on 127.0.0.1:
@@ -77,6 +78,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 export default async function setup({ provide }: { provide: (key: string, value: unknown) => void }) {
+  // Here, in the process that runs workerd, before the first test file starts it.
+  quietExpectedRuntimeLines();
   const server = createServer((req, res) => {
     handle(req, res).catch((err) => json(res, 500, { error: String(err) }));
   });

@@ -1,12 +1,13 @@
 import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { inIds } from "../../db/client";
 import { events, orders, tickets, ticketTypes, type StockDeduction } from "../../db/schema";
-import type { ObjectTicket, ReservationRequest, ReserveFailure } from "../../event-object/stock-ledger";
-import { overloaded, type ApiError } from "../../domain/errors";
+import type { ObjectTicket, ReservationRequest, ReserveFailure, ReserveResult } from "../../event-object/stock-ledger";
+import type { ApiError } from "../../domain/errors";
 import { log } from "../../lib/log";
 import type { Deps } from "../../platform/deps";
 import { inGroup } from "../catalogue/event-groups";
 import { pushEventConfig } from "../catalogue/event-config.service";
+import { askEventObject, STALE } from "../catalogue/event-object-client";
 import { LIVE_STATUSES } from "../../db/order-status";
 import { orderError, type TicketLine, type TicketSeed } from "../../domain/order-rules";
 import { ticketTypeLabel, type Seat } from "../../domain/seat-plan";
@@ -157,17 +158,25 @@ export function stockEventIds(deductions: readonly StockDeduction[]): number[] {
 
 const noSeats = () => orderError("order_no_seats", "No more seats available", 409);
 
+/** One step's hold, through the one client (catalogue/event-object-client.ts): the seats held, or the refusal. */
 async function reserveOne(deps: Deps, uid: string, step: StockStep, final: boolean): Promise<Seat[] | ApiError> {
-  const stub = deps.eventObjects.get(step.eventId);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const result = await stub.reserve({ ...step.request, uid, final }, step.minVersion);
-    if (result.ok) return result.seats;
-    if (result.failure.kind === "seats") return noSeats();
-    if (result.failure.kind !== "stale") return step.refusal(result.failure);
-    await pushEventConfig(deps, step.eventId); // the object's copy was behind: bring it up to date and ask again
-  }
-  log("error", "event object stays behind its catalogue", { event_id: step.eventId });
-  return overloaded("event"); // the same answer a scan gets (decisions.md 15): busy, come back shortly
+  const reply = await askEventObject(deps, {
+    eventId: step.eventId,
+    minVersion: step.minVersion,
+    ask: (stub, minVersion) => stub.reserve({ ...step.request, uid, final }, minVersion) as Promise<ReserveResult>,
+    read: (answer: ReserveResult): Seat[] | ApiError | typeof STALE => {
+      if (answer.ok) return answer.seats;
+      switch (answer.failure.kind) {
+        case "stale":
+          return STALE;
+        case "seats":
+          return noSeats();
+        default:
+          return step.refusal(answer.failure);
+      }
+    },
+  });
+  return reply.ok ? reply.value : reply.error;
 }
 
 /**

@@ -51,9 +51,8 @@ export async function offlineListFor(deps: Deps, use: ScanKeyUse, q: ValidTicket
   const query: ListQuery = whole ? { whole: true } : { whole: false, perPage: q.per_page ?? LIST_MAX_PER_PAGE, since: q.since ?? null, cursor: q.cursor ?? null };
   const address = new URL(url);
   const tag = requestTag(address);
-  const stub = deps.eventObjects.get(use.eventId);
   const unless = versionsNamed(ifNoneMatch, use.eventId, tag);
-  const { list } = await ask(deps, use, (v) => stub.offlineList(use.key, v, query, unless) as Promise<OfflineListAnswer>);
+  const { list } = await ask(deps, use, (stub, v) => stub.offlineList(use.key, v, query, unless) as Promise<OfflineListAnswer>);
   switch (list.kind) {
     case "not_modified":
       return { kind: "not_modified", etag: etagOf(use.eventId, list.head, tag) };

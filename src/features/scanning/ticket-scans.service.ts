@@ -6,35 +6,41 @@ import { admittedTypeIds, SCAN_ERRORS } from "../../domain/scan-rules";
 import { formatNameList } from "../../domain/catalogue-names";
 import { and, asc, eq, gte } from "drizzle-orm";
 import { events, revokedTickets } from "../../db/schema";
-import { ApiError, invalidParams, overloaded } from "../../domain/errors";
+import { ApiError, invalidParams } from "../../domain/errors";
 import { invalidScanKey } from "./scan-key.middleware";
-import { log } from "../../lib/log";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
 import { catchUpTicket } from "../ordering/object-sync.service";
-import { forgetScanKey, pushEventConfig, type ScanKeyTarget } from "../catalogue/event-config.service";
+import { forgetScanKey, type ScanKeyTarget } from "../catalogue/event-config.service";
+import { askEventObject, STALE } from "../catalogue/event-object-client";
+import type { EventObjectStub } from "../../platform/event-object.client";
 import type { scanKeySelfView } from "./scans.schema";
 
 export type ScanKeyUse = ScanKeyTarget & { key: string };
 
-/**
- * Asks the key's event object, which decides from its own state. An object behind the catalogue version the key
- * was read at is brought up to date and asked again; a key the object does not know (deleted) is a 401.
- */
+/** What a scan key's event object answers, each `{ ok: false, reason: "stale" | "unknown_key" }` when it cannot. */
 type Answer = ScanAnswer | TicketScansAnswer | OfflineListAnswer | ScanKeyAnswer;
 
-export async function ask<T extends Answer>(deps: Deps, use: ScanKeyUse, call: (minVersion: number) => Promise<T>): Promise<Extract<T, { ok: true }>> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const answer: Answer = await call(use.configVersion);
-    if (answer.ok) return answer as Extract<T, { ok: true }>;
-    if (answer.reason === "unknown_key") {
-      forgetScanKey(use.key);
-      throw invalidScanKey();
-    }
-    await pushEventConfig(deps, use.eventId);
-  }
-  log("error", "event object stays behind its catalogue", { event_id: use.eventId });
-  throw overloaded("event"); // the same answer an order gets (decisions.md 15): busy, come back shortly
+/**
+ * Asks the key's event object, which decides from its own state, through the one client
+ * (catalogue/event-object-client.ts: an object behind the catalogue version the key was read at is brought up to
+ * date and asked again). A key the object does not know (deleted) is a 401.
+ */
+export async function ask<T extends Answer>(
+  deps: Deps,
+  use: ScanKeyUse,
+  call: (stub: EventObjectStub, minVersion: number) => Promise<T>,
+): Promise<Extract<T, { ok: true }>> {
+  const reply = await askEventObject(deps, {
+    eventId: use.eventId,
+    minVersion: use.configVersion,
+    ask: call,
+    read: (answer: Answer) => (answer.ok || answer.reason !== "stale" ? answer : STALE),
+  });
+  if (!reply.ok) throw reply.error;
+  if (reply.value.ok) return reply.value as Extract<T, { ok: true }>;
+  forgetScanKey(use.key);
+  throw invalidScanKey();
 }
 
 /** The answer for a code refused at the edge (forged, altered, unknown key id, another event's): not found. */
@@ -61,8 +67,7 @@ function notFoundHere(use: ScanKeyUse): ScanResult {
 export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Promise<ScanResult> {
   const ticketId = await ticketIdOf(deps, use, code);
   if (ticketId === null) return notFoundHere(use);
-  const stub = deps.eventObjects.get(use.eventId);
-  const scan = async () => (await ask(deps, use, (v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
+  const scan = async () => (await ask(deps, use, (stub, v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
   const first = await scan();
   // The door never refuses a valid ticket (docs/reliability.md "Guarantees"): an object that has not learned an order yet (its call was
   // lost) catches up from D1 for that order, then decides. Only unknown tickets pay this D1 read.
@@ -79,8 +84,7 @@ function ticketIdOf(deps: Deps, use: ScanKeyUse, code: string): Promise<string |
 export async function ticketScansFor(deps: Deps, use: ScanKeyUse, code: string) {
   const ticketId = await ticketIdOf(deps, use, code);
   if (ticketId === null) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
-  const stub = deps.eventObjects.get(use.eventId);
-  const { ticket } = await ask(deps, use, (v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
+  const { ticket } = await ask(deps, use, (stub, v) => stub.ticketScans(use.key, ticketId, v) as Promise<TicketScansAnswer>);
   if (!ticket) throw new ApiError(404, "scan_ticket_not_found", "Ticket not found");
   return ticket;
 }
@@ -112,8 +116,7 @@ export function publicKeys(deps: Deps) {
  * of the key (the one scans are decided with, so online and offline agree). Never the key itself; only its event.
  */
 export async function scanKeySelf(deps: Deps, use: ScanKeyUse): Promise<z.output<typeof scanKeySelfView>> {
-  const stub = deps.eventObjects.get(use.eventId);
-  const { eventName, scanKey, ticketTypes } = await ask(deps, use, (v) => stub.scanKeyOf(use.key, v) as Promise<ScanKeyAnswer>);
+  const { eventName, scanKey, ticketTypes } = await ask(deps, use, (stub, v) => stub.scanKeyOf(use.key, v) as Promise<ScanKeyAnswer>);
   return {
     event_id: use.eventId,
     event_name: eventName,
