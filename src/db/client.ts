@@ -45,9 +45,9 @@ export function isCheckViolation(err: unknown, name: string): boolean {
 
 /**
  * `column IN (ids)` with the ids as one JSON parameter: D1 allows 100 bound parameters per statement, so lists of
- * ids (include, exclude, authorised events) never go in one parameter each.
+ * ids (include, exclude, authorised events, order uids) never go in one parameter each.
  */
-export function inIds(column: AnyColumn | SQL, ids: readonly number[]): SQL {
+export function inIds(column: AnyColumn | SQL, ids: readonly (number | string)[]): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 }
 

@@ -1,13 +1,17 @@
 import { waitingDeadline } from "../domain/order-rules";
 import { DurableObject } from "cloudflare:workers";
 import { LIVE_STATUSES } from "../db/order-status";
+import { ordersOfHolds, type OrderOfHold } from "../db/orders-of-holds";
 import type { Env } from "../env";
+import { jobQueueFrom, type JobQueue } from "../platform/job-queue";
+import { buildJob } from "../platform/messages";
 import { log } from "../lib/log";
 import type { EventConfig, ScanKeyConfig } from "./event-config";
 import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
 import * as outbox from "./scan-outbox";
 import * as list from "./offline-list";
+import { migrateStorage } from "./storage";
 import type { ListQuery } from "../domain/offline-list";
 import type { ScanResult } from "../domain/scan-rules";
 
@@ -49,25 +53,13 @@ export type TicketScansAnswer =
     }
   | { ok: false; reason: "stale" | "unknown_key" };
 
-interface LiveOrder {
-  id: number;
-  uid: string;
-  payment_status: string;
-  name: string;
-  email: string;
-  expires_at: number | null;
-  awaits_confirmation: number;
-  created_at: number;
-  confirmation_timeout: number | null;
-}
-
 /**
  * The deadline a take keeps when the alarm (not the Worker's confirm) settles a hold: an open order's payment
  * deadline, an unconfirmed booking's timeout, none for a final order.
  */
-function takeDeadline(o: LiveOrder): number | null {
-  const order = { open: o.payment_status === "open", expiresAt: o.expires_at, awaitsConfirmation: o.awaits_confirmation === 1, createdAt: o.created_at };
-  return waitingDeadline(order, o.confirmation_timeout ?? 0);
+function takeDeadline(o: OrderOfHold): number | null {
+  const order = { open: o.paymentStatus === "open", expiresAt: o.expiresAt, awaitsConfirmation: o.awaitsConfirmation, createdAt: o.createdAt };
+  return waitingDeadline(order, o.confirmationTimeout ?? 0);
 }
 
 /**
@@ -77,6 +69,7 @@ function takeDeadline(o: LiveOrder): number | null {
  */
 export class EventObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly jobs: JobQueue;
   private cachedConfig: EventConfig | null | undefined;
   /** An alarm at or before the next scan flush is known to be set (forgotten when the object restarts). */
   private flushArmed = false;
@@ -89,19 +82,12 @@ export class EventObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.jobs = jobQueueFrom(env);
     ctx.blockConcurrencyWhile(async () => {
-      this.migrate();
+      migrateStorage(ctx.storage);
       // Killed between recording a scan (or a hold) and setting the alarm for it, the object sets it on restart.
       await this.scheduleAlarm();
     });
-  }
-
-  private migrate(): void {
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)`);
-    ledger.createLedgerTables(this.sql);
-    scans.createScanTables(this.sql);
-    outbox.createScanOutbox(this.sql);
-    list.createListTables(this.sql);
   }
 
   /** The catalogue copy this object decides with, or null before the first push. */
@@ -258,8 +244,10 @@ export class EventObject extends DurableObject<Env> {
   private async sendScans(): Promise<void> {
     this.flushArmed = false;
     const eventId = this.config()?.eventId;
+    // No configuration, no scans: a scan is decided with the event's configuration (`keyFor`).
+    if (eventId === undefined) return;
     try {
-      await outbox.sendDueScans(this.ctx.storage, this.env.JOBS, eventId, Date.now());
+      await outbox.sendDueScans(this.ctx.storage, this.jobs, eventId, Date.now());
     } catch (err) {
       log("warn", "scans not sent, will send again", { event_id: eventId, error: String(err) });
     }
@@ -284,7 +272,8 @@ export class EventObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.cachedConfig = undefined;
-    this.migrate();
+    // deleteAll() dropped the tables and their `_migrations`: built again from migration 1.
+    migrateStorage(this.ctx.storage);
   }
 
   /**
@@ -301,7 +290,7 @@ export class EventObject extends DurableObject<Env> {
     const due = ledger.dueTakes(this.sql, now);
     if (due.length > 0) {
       const eventId = this.config()?.eventId;
-      await this.env.JOBS.sendBatch(due.map((uid) => ({ body: { v: 1, kind: "order.expire", uid, eventId } })));
+      await this.jobs.sendAll(due.map((uid) => buildJob("order.expire", { uid, eventId })));
       this.ctx.storage.transactionSync(() => {
         for (const uid of due) ledger.postpone(this.sql, uid, now + EXPIRY_RETRY_MS);
       });
@@ -310,12 +299,14 @@ export class EventObject extends DurableObject<Env> {
     const learnable = ledger.holdsToLearn(this.sql, now);
     const uids = [...new Set([...expired, ...learnable])];
     if (uids.length > 0) {
-      const orders = await this.ordersInD1(uids, learnable);
+      // The intents of the learnable final orders are cleared in the same D1 batch, before the take below is stored:
+      // safe, since the hold stays until taken and the next alarm looks it up again (docs/reliability.md "Guarantees").
+      const orders = await ordersOfHolds(this.env.DB, this.config()?.eventId, uids, learnable);
       this.ctx.storage.transactionSync(() => {
         for (const uid of uids) {
           const order = orders.get(uid);
           // Live statuses keep their units; any other status (or no order by the deadline) gives them back.
-          if (order && (LIVE_STATUSES as readonly string[]).includes(order.payment_status)) {
+          if (order && (LIVE_STATUSES as readonly string[]).includes(order.paymentStatus)) {
             ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email }, takeDeadline(order));
           } else if (order || expired.has(uid)) {
             ledger.release(this.sql, uid);
@@ -326,39 +317,6 @@ export class EventObject extends DurableObject<Env> {
       });
     }
     await this.scheduleAlarm();
-  }
-
-  /**
-   * The orders of these holds as D1 has them now, in one batch that also clears the object-sync intents of the
-   * final orders among `learnable` (held here with exactly their tickets), which the take that follows fulfils: the
-   * Worker recorded them in the order's batch (docs/reliability.md "Guarantees") and no longer calls after its answer for these. Cleared
-   * before the take is stored is safe: the hold stays until taken, and the next alarm looks it up again.
-   */
-  private async ordersInD1(uids: readonly string[], learnable: readonly string[]): Promise<Map<string, LiveOrder>> {
-    const db = this.env.DB;
-    const lookup = db
-      .prepare(
-        `SELECT o.id, o.uid, o.payment_status, o.name, o.email, o.expires_at, o.awaits_confirmation, o.created_at,
-                e.confirmation_timeout
-         FROM orders AS o LEFT JOIN events AS e ON e.id = o.event_id
-         WHERE o.uid IN (SELECT value FROM json_each(?))`,
-      )
-      .bind(JSON.stringify(uids));
-    const eventId = this.config()?.eventId;
-    const clear =
-      learnable.length > 0 && eventId !== undefined
-        ? [
-            db
-              .prepare(
-                `DELETE FROM object_syncs WHERE event_id = ? AND uid IN (SELECT value FROM json_each(?))
-                   AND token = (SELECT o.finalize_token FROM orders AS o WHERE o.uid = object_syncs.uid AND o.finalize_token <> ''
-                                AND o.payment_status IN (SELECT value FROM json_each(?)))`,
-              )
-              .bind(eventId, JSON.stringify(learnable), JSON.stringify(LIVE_STATUSES)),
-          ]
-        : [];
-    const [found] = await db.batch<LiveOrder>([lookup, ...clear]);
-    return new Map(found!.results.map((r) => [r.uid, r]));
   }
 
   private async scheduleAlarm(): Promise<void> {

@@ -2,7 +2,8 @@ import { LIST_PAGE_BYTES, type ListCursor, type ListedTicket, type ListQuery, ut
 
 /**
  * The offline list as the event object keeps it (`GET /scans/tickets`; docs/scanning.md "Offline list"). The list
- * is the `tickets` table's valid rows (an order reached D1: `order_id` set). Triggers on that table number every
+ * is the `tickets` table's valid rows (an order reached D1: `order_id` set). Triggers on that table (storage.ts, with
+ * every table of the object) number every
  * change of what the list shows (a ticket becoming valid, its order, type, type text or name changing, a ticket no
  * longer valid) from one counter, `list_meta.head`, and note the number against the ticket id in `list_changes` (one row
  * per id ever listed; a ticket no longer valid keeps its row, which is how a delta says it was revoked). The triggers
@@ -12,49 +13,6 @@ import { LIST_PAGE_BYTES, type ListCursor, type ListedTicket, type ListQuery, ut
  * walks `list_changes` by change number; neither loads the list. The counter alone answers "has anything changed"
  * (the ETag), without touching a row of the list.
  */
-
-/** Trigger names carry a version: `CREATE TRIGGER IF NOT EXISTS` never replaces one, so a changed body needs a new name. */
-const TRIGGERS = ["tickets_listed_insert_v1", "tickets_listed_update_v2", "tickets_listed_delete_v1"] as const;
-/** Replaced triggers, dropped as an object starts: v1 of the update did not number a change of the type id alone. */
-const RETIRED_TRIGGERS = ["tickets_listed_update_v1"] as const;
-
-/**
- * The trigger body: the next change number, noted against the ticket id. Delete then insert, never a conflict
- * clause: a trigger runs its statements under the conflict policy of the statement that fired it (an upsert's is
- * ABORT), whatever they say themselves.
- */
-const bump = (id: string) => `
-  UPDATE list_meta SET head = head + 1 WHERE id = 1;
-  DELETE FROM list_changes WHERE ticket_id = ${id};
-  INSERT INTO list_changes (ticket_id, seq) SELECT ${id}, head FROM list_meta WHERE id = 1;`;
-
-export function createListTables(sql: SqlStorage): void {
-  sql.exec(`CREATE TABLE IF NOT EXISTS list_changes (ticket_id TEXT PRIMARY KEY, seq INTEGER NOT NULL)`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS list_changes_seq ON list_changes (seq)`);
-  const fresh = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'list_meta'`).one().n === 0;
-  sql.exec(`CREATE TABLE IF NOT EXISTS list_meta (id INTEGER PRIMARY KEY CHECK (id = 1), head INTEGER NOT NULL)`);
-  if (fresh) {
-    // An object that held tickets before the list was numbered: its valid tickets are the first changes.
-    sql.exec(`INSERT INTO list_changes (ticket_id, seq) SELECT id, row_number() OVER (ORDER BY id) FROM tickets WHERE order_id IS NOT NULL`);
-    sql.exec(`INSERT INTO list_meta (id, head) VALUES (1, (SELECT count(*) FROM list_changes))`);
-  }
-  // A row inserted valid, or over a listed id (INSERT OR REPLACE deletes the old row without firing the delete
-  // trigger): a change. A hold's ticket (no order yet) is no change until it becomes valid.
-  sql.exec(`CREATE TRIGGER IF NOT EXISTS ${TRIGGERS[0]} AFTER INSERT ON tickets
-    WHEN NEW.order_id IS NOT NULL OR EXISTS (SELECT 1 FROM list_changes WHERE ticket_id = NEW.id)
-    BEGIN ${bump("NEW.id")} END`);
-  for (const name of RETIRED_TRIGGERS) sql.exec(`DROP TRIGGER IF EXISTS ${name}`);
-  // Becoming valid, stopping being valid, or a valid ticket's order, type, type text or name changing. The type id
-  // alone changes when an object made before tickets carried it (`type_id` '') learns them again from D1.
-  sql.exec(`CREATE TRIGGER IF NOT EXISTS ${TRIGGERS[1]} AFTER UPDATE ON tickets
-    WHEN (OLD.order_id IS NOT NULL OR NEW.order_id IS NOT NULL)
-      AND (OLD.order_id IS NOT NEW.order_id OR OLD.type_id IS NOT NEW.type_id OR OLD.type_name IS NOT NEW.type_name OR OLD.name IS NOT NEW.name
-        OR OLD.id IS NOT NEW.id)
-    BEGIN ${bump("NEW.id")} END`);
-  sql.exec(`CREATE TRIGGER IF NOT EXISTS ${TRIGGERS[2]} AFTER DELETE ON tickets
-    WHEN OLD.order_id IS NOT NULL
-    BEGIN ${bump("OLD.id")} END`);
-}
 
 /** The change counter: the number of the latest change of the list (0 before any). */
 function listHead(sql: SqlStorage): number {

@@ -7,6 +7,7 @@ import type { EventConfig, ScanKeyConfig } from "./event-config";
  * The event object's scans, in its SQLite storage: every decision is made here from the object's own state (its
  * valid tickets and their scans), inside its single thread, so two scanners presenting one ticket at the same
  * instant get one `true`. Scans are kept here for good; `scan-outbox.ts` sees each to D1 (reports, `scan.created`).
+ * The `scans` table is defined in storage.ts.
  */
 
 /** A recorded scan on its way to D1. */
@@ -22,15 +23,6 @@ export interface PendingScan {
   /** An exit that gave a unit of stock back (`reload_on_exit_needed`). */
   reloaded: boolean;
   result: ScanResult;
-}
-
-export function createScanTables(sql: SqlStorage): void {
-  // `synced`: D1 holds the scan (scan-outbox.ts, which also adds its send bookkeeping to this table).
-  sql.exec(`CREATE TABLE IF NOT EXISTS scans (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, ticket_id TEXT NOT NULL, type_id TEXT NOT NULL, level INTEGER NOT NULL, at INTEGER NOT NULL,
-    location TEXT NOT NULL, reloaded INTEGER NOT NULL DEFAULT 0, result TEXT NOT NULL, synced INTEGER NOT NULL DEFAULT 0)`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS scans_ticket ON scans (ticket_id, seq)`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS scans_unsynced ON scans (seq) WHERE synced = 0`);
 }
 
 type TicketRow = {

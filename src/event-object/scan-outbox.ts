@@ -1,4 +1,5 @@
 import type { ScanResult } from "../domain/scan-rules";
+import { buildJob, type QueuedJob } from "../platform/messages";
 import type { PendingScan } from "./scan-ledger";
 
 /**
@@ -22,17 +23,7 @@ const RESEND_DOUBLINGS = 4;
 
 /** Where the alarm sends `scans.record` messages: the jobs queue. */
 export interface ScanQueue {
-  send(body: unknown): Promise<unknown>;
-}
-
-/** The scans table gained these after objects held scans: added in place, so old objects keep their scans. */
-export function createScanOutbox(sql: SqlStorage): void {
-  const columns = sql
-    .exec<{ name: string }>(`PRAGMA table_info(scans)`)
-    .toArray()
-    .map((c) => c.name);
-  if (!columns.includes("sent_at")) sql.exec(`ALTER TABLE scans ADD COLUMN sent_at INTEGER`);
-  if (!columns.includes("sends")) sql.exec(`ALTER TABLE scans ADD COLUMN sends INTEGER NOT NULL DEFAULT 0`);
+  send(job: QueuedJob): Promise<unknown>;
 }
 
 /** When an unacknowledged scan sent at `sent_at` for the `sends`th time is due again (SQL). */
@@ -74,7 +65,7 @@ function markSent(sql: SqlStorage, seqs: readonly number[], now: number): void {
  * (queue unavailable) counts as made: its scans go again after their resend delay, which backs off as the outage
  * lasts, rather than at every alarm.
  */
-export async function sendDueScans(storage: DurableObjectStorage, queue: ScanQueue, eventId: number | undefined, now: number): Promise<void> {
+export async function sendDueScans(storage: DurableObjectStorage, queue: ScanQueue, eventId: number, now: number): Promise<void> {
   for (;;) {
     const due = dueScans(storage.sql, now, SCANS_PER_MESSAGE);
     if (due.length === 0) return;
@@ -85,7 +76,8 @@ export async function sendDueScans(storage: DurableObjectStorage, queue: ScanQue
         now,
       ),
     );
-    await queue.send({ v: 1, kind: "scans.record", eventId, scans: due });
+    // The job's schema reads a scan's result as any object; a copy of each gives it that type.
+    await queue.send(buildJob("scans.record", { eventId, scans: due.map(({ result, ...scan }) => ({ ...scan, result: { ...result } })) }));
   }
 }
 

@@ -7,7 +7,8 @@ import { seatAt, type Seat } from "../domain/seat-plan";
  *
  * A reservation belongs to an order `uid`. It is *held* while the Worker writes the order to D1 (with a deadline),
  * and *taken* once the order exists; both count against stock until released. Running totals per ticket type and
- * for the event keep every decision O(lines), however many orders the event has.
+ * for the event keep every decision O(lines), however many orders the event has. The tables (`reservations`, `totals`,
+ * `tickets`, `seats`) are defined in storage.ts.
  */
 
 export interface ReservationRequest {
@@ -52,33 +53,6 @@ export interface LedgerSnapshot {
   reservations: ReservationRecord[];
   tickets: { id: string; uid: string; typeId: string; typeName: string }[];
   seats: { seat: number; uid: string }[];
-}
-
-export function createLedgerTables(sql: SqlStorage): void {
-  sql.exec(`CREATE TABLE IF NOT EXISTS reservations (
-    uid TEXT PRIMARY KEY, type_units TEXT NOT NULL, event_units INTEGER NOT NULL,
-    state TEXT NOT NULL, deadline INTEGER)`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS reservations_deadline ON reservations (deadline) WHERE deadline IS NOT NULL`);
-  sql.exec(`CREATE TABLE IF NOT EXISTS totals (key TEXT PRIMARY KEY, units INTEGER NOT NULL)`);
-  sql.exec(`CREATE TABLE IF NOT EXISTS tickets (
-    id TEXT PRIMARY KEY, uid TEXT NOT NULL, type_name TEXT NOT NULL,
-    order_id INTEGER, name TEXT, email TEXT)`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS tickets_uid ON tickets (uid)`);
-  // Added after the first objects were made: their tickets get the column, empty until re-synced.
-  const columns = sql
-    .exec<{ name: string }>(`PRAGMA table_info(tickets)`)
-    .toArray()
-    .map((c) => c.name);
-  if (!columns.includes("type_id")) sql.exec(`ALTER TABLE tickets ADD COLUMN type_id TEXT NOT NULL DEFAULT ''`);
-  // Also added later: when a final order's hold is next looked up in D1 (null for every other reservation).
-  const reservationColumns = sql
-    .exec<{ name: string }>(`PRAGMA table_info(reservations)`)
-    .toArray()
-    .map((c) => c.name);
-  if (!reservationColumns.includes("learn_at")) sql.exec(`ALTER TABLE reservations ADD COLUMN learn_at INTEGER`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS reservations_learn_at ON reservations (learn_at) WHERE learn_at IS NOT NULL`);
-  sql.exec(`CREATE TABLE IF NOT EXISTS seats (seat INTEGER PRIMARY KEY, uid TEXT NOT NULL)`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS seats_uid ON seats (uid)`);
 }
 
 function seatsOf(sql: SqlStorage, config: EventConfig, uid: string): Seat[] {

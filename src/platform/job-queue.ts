@@ -1,10 +1,10 @@
 import type { Env } from "../env";
-import type { JobMessage } from "./messages";
+import type { QueuedJob } from "./messages";
 
-/** The seam over the jobs Queue, so services never hold the binding. */
+/** The seam over the jobs Queue, so services never hold the binding; it sends only bodies built by `buildJob`. */
 export interface JobQueue {
-  send(job: JobMessage, delaySeconds?: number): Promise<void>;
-  sendAll(jobs: readonly JobMessage[]): Promise<void>;
+  send(job: QueuedJob, delaySeconds?: number): Promise<void>;
+  sendAll(jobs: readonly QueuedJob[]): Promise<void>;
 }
 
 /**

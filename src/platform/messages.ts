@@ -108,3 +108,33 @@ export const ticketsDownloadedJob = z.object({
   uid: z.string().regex(/^[A-Za-z0-9]{40}$/),
   at: z.number().int().nonnegative(),
 });
+
+/** Every kind of job and its schema (src/queue.ts routes each kind to the handler that reads it with this schema). */
+const JOB_SCHEMAS = {
+  "webhook.deliver": webhookDeliveryJob,
+  "email.send": emailJob,
+  "order.expire": orderExpireJob,
+  "pdf.purge": pdfPurgeJob,
+  "pdf.render": pdfRenderJob,
+  "tickets.downloaded": ticketsDownloadedJob,
+  "scans.record": scansRecordJob,
+  "order.refund": orderRefundJob,
+} as const;
+
+type JobKind = keyof typeof JOB_SCHEMAS;
+
+/** The fields of a `kind` job besides its envelope (`v`, `kind`), as its schema reads them. */
+type JobFields<K extends JobKind> = Omit<z.input<(typeof JOB_SCHEMAS)[K]>, "v" | "kind">;
+
+declare const built: unique symbol;
+
+/**
+ * A job body as `buildJob` made it. The mark exists only for the type checker: the queue's senders (job-queue.ts,
+ * the event object's scan outbox) take nothing else, so no body is written by hand beside its schema.
+ */
+export type QueuedJob = JobMessage & { readonly [built]: true };
+
+/** The body of a `kind` job: its envelope and `fields`, typed by the schema its consumer reads it with. */
+export function buildJob<K extends JobKind>(kind: K, fields: JobFields<K>): QueuedJob {
+  return { v: 1, kind, ...fields } as JobMessage as QueuedJob;
+}

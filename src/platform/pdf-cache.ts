@@ -1,4 +1,5 @@
 import type { Deps } from "./deps";
+import { buildJob } from "./messages";
 
 /**
  * Where an order's PDF is cached: under its uid alone, so a cached download is one R2 read with no D1 query
@@ -26,10 +27,10 @@ export function ticketPartKey(uid: string, fingerprint: string, index: number): 
 
 /** Anything these orders' PDFs show changed: a queued job deletes the cached copies (the next download renders again). */
 export async function purgeOrderPdfs(deps: Deps, uids: readonly string[]): Promise<void> {
-  for (let i = 0; i < uids.length; i += 1000) await deps.jobs.send({ v: 1, kind: "pdf.purge", uids: uids.slice(i, i + 1000) });
+  for (let i = 0; i < uids.length; i += 1000) await deps.jobs.send(buildJob("pdf.purge", { uids: uids.slice(i, i + 1000) }));
 }
 
 /** Something every PDF of these events shows changed (name, date, types, layout, template, fields). */
 export async function purgeEventPdfs(deps: Deps, eventIds: readonly number[]): Promise<void> {
-  for (let i = 0; i < eventIds.length; i += 100) await deps.jobs.send({ v: 1, kind: "pdf.purge", eventIds: eventIds.slice(i, i + 100) });
+  for (let i = 0; i < eventIds.length; i += 100) await deps.jobs.send(buildJob("pdf.purge", { eventIds: eventIds.slice(i, i + 100) }));
 }

@@ -3,7 +3,7 @@ import { inIds, insertIf } from "../../db/client";
 import { emails } from "../../db/schema";
 import { pageWindow } from "../../domain/paging";
 import { LOST_MESSAGE_S } from "../../platform/job-queue";
-import type { EmailJob } from "../../platform/messages";
+import { buildJob, type EmailJob } from "../../platform/messages";
 import type { Deps } from "../../platform/deps";
 import { emailProvider } from "./email-providers";
 import { writeLogStatement } from "../logs/logs.service";
@@ -41,7 +41,7 @@ export function outboxStatement(deps: Deps, row: OutboxEmail, orderId: number | 
 
 /** After the batch: one queue message per new outbox row. */
 export async function enqueueEmails(deps: Deps, ids: readonly number[]): Promise<void> {
-  if (ids.length > 0) await deps.jobs.sendAll(ids.map((emailId) => ({ v: 1, kind: "email.send", emailId, attempt: 1 })));
+  if (ids.length > 0) await deps.jobs.sendAll(ids.map((emailId) => buildJob("email.send", { emailId, attempt: 1 })));
 }
 
 /**
@@ -79,7 +79,7 @@ export async function sendQueuedEmail(deps: Deps, job: EmailJob): Promise<void> 
       .update(emails)
       .set({ lastError: result.error, dueAt: now + minutes * 60 })
       .where(eq(emails.id, claimed.id));
-    await deps.jobs.send({ v: 1, kind: "email.send", emailId: claimed.id, attempt: job.attempt + 1 }, minutes * 60);
+    await deps.jobs.send(buildJob("email.send", { emailId: claimed.id, attempt: job.attempt + 1 }), minutes * 60);
     return;
   }
   await db.batch([
@@ -106,7 +106,7 @@ export async function resendStalledEmails(deps: Deps): Promise<number> {
     .where(and(eq(emails.status, "queued"), lt(emails.dueAt, now - LOST_MESSAGE_S)))
     .limit(500);
   const resent = await deps.db.update(emails).set({ dueAt: now }).where(inArray(emails.id, stalled)).returning({ id: emails.id, attempts: emails.attempts });
-  if (resent.length > 0) await deps.jobs.sendAll(resent.map((s) => ({ v: 1, kind: "email.send", emailId: s.id, attempt: s.attempts + 1 })));
+  if (resent.length > 0) await deps.jobs.sendAll(resent.map((s) => buildJob("email.send", { emailId: s.id, attempt: s.attempts + 1 })));
   return resent.length;
 }
 

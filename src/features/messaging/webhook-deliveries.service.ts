@@ -5,7 +5,7 @@ import { log } from "../../lib/log";
 import { succeeded } from "../../lib/outbound";
 import { randomHex } from "../../lib/random";
 import { LOST_MESSAGE_S } from "../../platform/job-queue";
-import type { WebhookDeliveryJob } from "../../platform/messages";
+import { buildJob, type WebhookDeliveryJob } from "../../platform/messages";
 import type { Deps } from "../../platform/deps";
 import { writeLogStatement } from "../logs/logs.service";
 import { sendWebhook } from "./webhook-sender";
@@ -109,7 +109,7 @@ export function writtenDeliveries(results: readonly unknown[]): string[] {
  * leaves a pending row the sweep re-sends.
  */
 export async function enqueueDeliveries(deps: Deps, deliveryIds: readonly string[]): Promise<void> {
-  if (deliveryIds.length > 0) await deps.jobs.sendAll(deliveryIds.map((deliveryId) => ({ v: 1, kind: "webhook.deliver", deliveryId, attempt: 1 })));
+  if (deliveryIds.length > 0) await deps.jobs.sendAll(deliveryIds.map((deliveryId) => buildJob("webhook.deliver", { deliveryId, attempt: 1 })));
 }
 
 /**
@@ -173,7 +173,7 @@ export async function attemptDelivery(deps: Deps, job: WebhookDeliveryJob): Prom
       .where(eq(webhookDeliveries.id, claimed.id));
     if (isRetry) await db.batch([recorded, db.update(webhooks).set(retryCounters).where(eq(webhooks.id, hook.id))]);
     else await recorded;
-    await deps.jobs.send({ v: 1, kind: "webhook.deliver", deliveryId: claimed.id, attempt: job.attempt + 1 }, minutes * 60);
+    await deps.jobs.send(buildJob("webhook.deliver", { deliveryId: claimed.id, attempt: job.attempt + 1 }), minutes * 60);
     return;
   }
   const outcome = exchange.response ? `HTTP ${exchange.response.code}` : (exchange.error ?? "no answer");
@@ -218,7 +218,7 @@ export async function resendStalledDeliveries(deps: Deps): Promise<number> {
     .set({ dueAt: now })
     .where(inArray(webhookDeliveries.id, stalled))
     .returning({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts });
-  if (resent.length > 0) await deps.jobs.sendAll(resent.map((s) => ({ v: 1, kind: "webhook.deliver", deliveryId: s.id, attempt: s.attempts + 1 })));
+  if (resent.length > 0) await deps.jobs.sendAll(resent.map((s) => buildJob("webhook.deliver", { deliveryId: s.id, attempt: s.attempts + 1 })));
   return resent.length;
 }
 

@@ -4,6 +4,7 @@ import { invalidId, invalidParams } from "../../domain/errors";
 import { outboundUrlProblem } from "../../lib/outbound-url";
 import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_RETRY_SCHEME, type WebhookInput } from "./webhooks.schema";
 import type { Deps } from "../../platform/deps";
+import { buildJob } from "../../platform/messages";
 import { writeLogStatement } from "../logs/logs.service";
 import { forgetListenedTopics, newDeliveryId } from "./webhook-deliveries.service";
 import { sendWebhook } from "./webhook-sender";
@@ -150,6 +151,6 @@ export async function redeliver(deps: Deps, hook: WebhookRow, original: Delivery
       .where(eq(webhooks.id, hook.id)),
   ]);
   const copy = rows[0]!;
-  await deps.jobs.send({ v: 1, kind: "webhook.deliver", deliveryId: copy.id, attempt: 1 });
+  await deps.jobs.send(buildJob("webhook.deliver", { deliveryId: copy.id, attempt: 1 }));
   return copy;
 }

@@ -7,6 +7,7 @@ import type { RefundSendInput } from "./refunds.schema";
 import { canAccessEvent, type AuthUser } from "../../domain/authority";
 import type { BulkError } from "../ordering/bulk-orders.service";
 import type { Deps } from "../../platform/deps";
+import { buildJob } from "../../platform/messages";
 import { releaseOrder, RELEASE, syncIntents } from "../ordering/object-sync.service";
 import { writeLog, writeLogStatement } from "../logs/logs.service";
 import { providerOfPayment } from "./payment-providers";
@@ -38,7 +39,7 @@ function refundCents(order: Pick<OrderRow, "totalCents" | "numTickets">, cost: {
 }
 
 async function queueRefund(deps: Deps, order: OrderRow, amountCents: number): Promise<void> {
-  await deps.jobs.send({ v: 1, kind: "order.refund", orderId: order.id, eventId: order.eventId, amountCents });
+  await deps.jobs.send(buildJob("order.refund", { orderId: order.id, eventId: order.eventId, amountCents }));
 }
 
 /** `POST /admin/bulk/refunds/send`: per-id errors with the spec's texts; the rest queued. */

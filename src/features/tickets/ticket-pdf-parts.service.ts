@@ -2,7 +2,7 @@ import { assembleParts } from "../../pdf/merge";
 import { partCount, partPages } from "../../pdf/ticket-parts";
 import type { Deps } from "../../platform/deps";
 import { LOST_MESSAGE_S } from "../../platform/job-queue";
-import type { PdfRenderJob } from "../../platform/messages";
+import { buildJob, type PdfRenderJob } from "../../platform/messages";
 import type { StoredEntry } from "../../platform/file-store";
 import { TICKET_PARTS_PREFIX, ticketPartKey, ticketPartsPrefix, ticketPdfKey } from "../../platform/pdf-cache";
 import { orderByUid } from "./personalisation.service";
@@ -61,7 +61,7 @@ export async function renderInParts(deps: Deps, inputs: TicketPdfInputs): Promis
   const latest = Math.max(0, ...entries.map((e) => e.uploaded));
   if (entries.length === 0 || deps.now() - latest >= PART_REDRIVE_S) {
     await deps.files.put(`${ticketPartsPrefix(uid, fingerprint)}requested`, "", "text/plain");
-    await deps.jobs.send({ v: 1, kind: "pdf.render", uid, fingerprint });
+    await deps.jobs.send(buildJob("pdf.render", { uid, fingerprint }));
   }
   return { kind: "rendering", ready, parts, retryAfter: RENDERING_RETRY_AFTER_S };
 }
@@ -91,7 +91,7 @@ export async function renderNextPart(deps: Deps, job: PdfRenderJob): Promise<voi
   if (missing !== undefined) {
     const bytes = await renderPages(deps, inputs, partPages(pagesInOrder(inputs), missing));
     await deps.files.put(ticketPartKey(job.uid, job.fingerprint, missing), bytes, "application/pdf");
-    await deps.jobs.send(job);
+    await deps.jobs.send(buildJob("pdf.render", { uid: job.uid, fingerprint: job.fingerprint }));
     return;
   }
   const whole = await assembleParts(parts, async (index) => {

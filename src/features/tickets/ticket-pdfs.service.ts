@@ -2,6 +2,7 @@ import { asc, sql } from "drizzle-orm";
 import { orders } from "../../db/schema";
 import { PART_SIZE } from "../../pdf/ticket-parts";
 import type { Deps } from "../../platform/deps";
+import { buildJob } from "../../platform/messages";
 import { orderByUid } from "./personalisation.service";
 import { isListenedTo } from "../messaging/webhook-deliveries.service";
 import { ticketPdfKey } from "../../platform/pdf-cache";
@@ -45,7 +46,7 @@ export async function ticketPdf(deps: Deps, uid: string): Promise<TicketPdf | Re
  * while some webhook listens to `tickets.downloaded`.
  */
 async function queueDownloaded(deps: Deps, uid: string): Promise<void> {
-  if (await isListenedTo(deps, "tickets.downloaded")) await deps.jobs.send({ v: 1, kind: "tickets.downloaded", uid, at: deps.now() });
+  if (await isListenedTo(deps, "tickets.downloaded")) await deps.jobs.send(buildJob("tickets.downloaded", { uid, at: deps.now() }));
 }
 
 /** The `pdf.purge` job: deletes the cached PDFs of the given orders and of every order with tickets at the events. */

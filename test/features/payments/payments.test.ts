@@ -332,6 +332,39 @@ describe("expiry at the payment deadline", () => {
     expect(await left(s)).toBe(2);
   });
 
+  it("more open orders past their deadline at once than a Queue takes in one sendBatch (100): the alarm hands every one over", async () => {
+    const eventId = 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+    const stub = obj(eventId);
+    // Holds of orders D1 never had: the consumer finds no order for each and gives its units back to this object.
+    const uids = Array.from({ length: 101 }, (_, i) => `${unique("expiry").replace(/[^A-Za-z0-9]/g, "")}${i}`.padEnd(40, "x").slice(0, 40));
+    await runInDurableObject(stub, async (instance: EventObject, state) => {
+      instance.applyConfig({
+        eventId,
+        version: 1,
+        eventName: "Expiry at scale",
+        timezone: "UTC",
+        stock: 0,
+        stockLink: 0,
+        reloadOnExit: false,
+        seatRanges: [],
+        seatCount: 0,
+        ticketTypes: [],
+        scanKeys: [],
+      });
+      for (const uid of uids) {
+        state.storage.sql.exec(`INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, '{}', 0, 'taken', ?)`, uid, Date.now() - 1_000);
+      }
+      await state.storage.setAlarm(Date.now());
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    let left = uids.length;
+    for (let i = 0; i < 100 && left > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = (await stub.snapshot()).reservations.length;
+    }
+    expect(left).toBe(0);
+  });
+
   it("expireOrder: not yet due changes nothing; due expires once; a final order is left alone", async () => {
     const s = await shop(5);
     const o = await order(s, 2);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { orders, webhookDeliveries, webhooks } from "../../../src/db/schema";
 import { eventObject } from "../../../src/platform/event-object.client";
 import { EventObject } from "../../../src/event-object/event.do";
-import { createScanOutbox, nextSendAt, SCAN_FLUSH_MS, SCAN_RESEND_MS, sendDueScans, type ScanQueue } from "../../../src/event-object/scan-outbox";
+import { migrateStorage } from "../../../src/event-object/storage";
+import { nextSendAt, SCAN_FLUSH_MS, SCAN_RESEND_MS, sendDueScans, type ScanQueue } from "../../../src/event-object/scan-outbox";
 import worker from "../../../src/index";
 import type { ScansRecordJob } from "../../../src/platform/messages";
 import { depsFromEnv } from "../../../src/platform/deps";
@@ -1201,7 +1202,9 @@ describe("scans reach D1 at least once: sent again until the consumer acknowledg
       // As the object's table was before: its code then marked a scan synced once sent.
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sent_at`);
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sends`);
-      createScanOutbox(state.storage.sql);
+      // Made before the object's migrations were numbered (storage.ts): no bookkeeping, so migration 1 runs as it starts.
+      state.storage.sql.exec(`DROP TABLE _migrations`);
+      migrateStorage(state.storage);
       await sendDueScans(state.storage, later.queue, f.event.id, Date.now());
       return state.storage.sql
         .exec<{ seq: number }>(`SELECT seq FROM scans ORDER BY seq`)
