@@ -253,9 +253,14 @@ export class EventObject extends DurableObject<Env> {
     }
   }
 
-  remaining() {
+  /**
+   * What is left of the event and of each type; null while the object's copy of the catalogue is older than
+   * `minVersion` (the Worker pushes it and asks again), since remaining stock read from an older copy would show a
+   * type it does not know yet as unlimited.
+   */
+  remaining(minVersion = 0) {
     const config = this.config();
-    return config ? ledger.remaining(this.sql, config) : null;
+    return config && config.version >= minVersion ? ledger.remaining(this.sql, config) : null;
   }
 
   snapshot(): ledger.LedgerSnapshot {

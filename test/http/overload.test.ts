@@ -6,7 +6,7 @@ import { expectLogged } from "../helpers/logs";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { tickets } from "../../src/db/schema";
-import { createScanKey, db } from "../helpers/catalogue";
+import { createScanKey, createTicketType, db } from "../helpers/catalogue";
 import { eventObject } from "../../src/platform/event-object.client";
 import { createOrderEvent, createOrderType, orderBody, ordersOf, postOrder } from "../helpers/orders";
 
@@ -118,6 +118,31 @@ describe("an event object that stays behind its catalogue", () => {
     expect(asList).toEqual(asOrder);
     expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id, event.id, event.id]);
     expect((await ordersOf(event.id)).map((o) => o.id)).toEqual([order.id]);
+  });
+});
+
+describe("the order form of an event whose object stays behind its catalogue", () => {
+  it("answers the same 503 after one push and one more question, never remaining stock from an older catalogue", async () => {
+    const event = await createOrderEvent();
+    await createTicketType(event.id, { name: "Old", stock_control: true, stock: 5, show_remaining: true });
+    const before = await expectJson(call("GET", `/events/${event.id}/order-form`, { auth: null }), 200);
+    expect(before.ticket_types[0].remaining).toBe(5);
+    ignored.add(event.id);
+    // A type the object's copy does not know yet: from that copy its stock would read "no limit".
+    await createTicketType(event.id, { name: "New", stock_control: true, stock: 0, show_remaining: true });
+    pushes.clear();
+    const logged = expectLogged("error", /"msg":"event object stays behind its catalogue"/);
+    const asForm = await expectOverloaded(call("GET", `/events/${event.id}/order-form`, { auth: null }));
+    expect(pushes.get(event.id)).toBe(1);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id]);
+
+    ignored.clear(); // the next push reaches it: the form shows the new type sold out
+    const after = await expectJson(call("GET", `/events/${event.id}/order-form`, { auth: null }), 200);
+    expect(after.ticket_types.map((t: { name: string; remaining: number }) => [t.name, t.remaining])).toEqual([
+      ["Old", 5],
+      ["New", 0],
+    ]);
+    expect(asForm.code).toBe("rest_overloaded");
   });
 });
 

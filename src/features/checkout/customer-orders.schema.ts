@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { orderFieldsInput, orderTicketsInput, orderView } from "../ordering/orders.schema";
-import { answers, named, type RouteDoc } from "../../http/route-docs";
+import { answers, named, OVERLOADED, type RouteDoc } from "../../http/route-docs";
 import { amountView, optionalDateTimeView } from "../../http/view-types";
 import { INPUT_FIELD_TYPES } from "../../db/schema";
 
@@ -101,6 +101,7 @@ export const checkoutApi = {
     description:
       "What a shop front needs to render the form: the event, whether it is open (and why not), its ticket types and input fields, and for grouped events the dates.",
     success: answers.ok(orderFormView, "The order form."),
+    errors: { "503": OVERLOADED },
   },
   order: {
     operationId: "createCustomerOrder",

@@ -4,7 +4,7 @@ import type { OrderFormView } from "./customer-orders.schema";
 import { centsToAmount } from "../../lib/money";
 import { formatOptionalDateTime } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
-import { pushEventConfig } from "../catalogue/event-config.service";
+import { askEventObject, STALE } from "../catalogue/event-object-client";
 import { catalogueOf } from "../ordering/order-drafts";
 import { isOnSale } from "../../domain/order-rules";
 import type { EventRow } from "../../db/rows";
@@ -13,13 +13,20 @@ export type ClosedReason = "not_started" | "ended" | "sold_out";
 
 type Remaining = { event: number | null; types: Record<string, number | null> };
 
-/** The object's remaining stock (one call); an object without a catalogue copy gets one first. */
-async function remainingOf(deps: Deps, eventId: number): Promise<Remaining> {
-  const stub = deps.eventObjects.get(eventId);
-  const first = await stub.remaining();
-  if (first) return first;
-  await pushEventConfig(deps, eventId);
-  return (await stub.remaining()) ?? { event: null, types: {} };
+/**
+ * The object's remaining stock, from its copy of the catalogue this event row names (or a newer one), asked through
+ * the one client: an object without that copy is pushed it and asked again; one that stays behind is the `503`
+ * an order gets (decisions.md 15 "Trust, second round"), not a form showing stock it cannot know.
+ */
+async function remainingOf(deps: Deps, event: EventRow): Promise<Remaining> {
+  const reply = await askEventObject(deps, {
+    eventId: event.id,
+    minVersion: event.configVersion,
+    ask: (stub, minVersion) => stub.remaining(minVersion) as Promise<Remaining | null>,
+    read: (answer) => answer ?? STALE,
+  });
+  if (!reply.ok) throw reply.error;
+  return reply.value;
 }
 
 /** What can still be bought of a type: the lower of its own and (for counted types) the event's; null: no limit. */
@@ -42,7 +49,7 @@ function closedReason(event: EventRow, now: number, remaining: Remaining, typeId
  */
 export async function orderForm(deps: Deps, event: EventRow) {
   const now = deps.now();
-  const [{ types, fields }, remaining] = await Promise.all([catalogueOf(deps, event.id), remainingOf(deps, event.id)]);
+  const [{ types, fields }, remaining] = await Promise.all([catalogueOf(deps, event.id), remainingOf(deps, event)]);
   const reason = closedReason(
     event,
     now,
