@@ -12,6 +12,7 @@ import { completeGenuine } from "../../helpers/payments";
 import { call, expectJson, ORIGIN, unique } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 import { programStub, stubUrl, waitForRequests } from "../../helpers/stubs";
+import { ledgerConfig } from "../../helpers/event-ledgers";
 
 /**
  * Payments (decisions.md 5.3, 12 and 13 "Orders"): the one completion path `completePayment` (paid, cancelled,
@@ -338,19 +339,7 @@ describe("expiry at the payment deadline", () => {
     // Holds of orders D1 never had: the consumer finds no order for each and gives its units back to this object.
     const uids = Array.from({ length: 101 }, (_, i) => `${unique("expiry").replace(/[^A-Za-z0-9]/g, "")}${i}`.padEnd(40, "x").slice(0, 40));
     await runInDurableObject(stub, async (instance: EventObject, state) => {
-      instance.applyConfig({
-        eventId,
-        version: 1,
-        eventName: "Expiry at scale",
-        timezone: "UTC",
-        stock: 0,
-        stockLink: 0,
-        reloadOnExit: false,
-        seatRanges: [],
-        seatCount: 0,
-        ticketTypes: [],
-        scanKeys: [],
-      });
+      instance.applyConfig(ledgerConfig({ eventId, eventName: "Expiry at scale" }));
       for (const uid of uids) {
         state.storage.sql.exec(`INSERT INTO reservations (uid, type_units, event_units, state, deadline) VALUES (?, '{}', 0, 'taken', ?)`, uid, Date.now() - 1_000);
       }
