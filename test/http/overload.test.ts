@@ -34,12 +34,19 @@ EventObject.prototype.applyConfig = function (this: EventObject, next: EventConf
  * Cloudflare's runtime fails it, with an error marked `.overloaded` (not to be retried), before the object runs.
  */
 const swamped = new Set<number>();
+/** Events whose object cannot be reached at all: a hold asked of it fails with a plain error (a broken connection). */
+const unreachable = new Set<number>();
 const BUSY_CALLS = new Set<string | symbol>(["reserve", "scan", "offlineList"]);
 const namespace = Object.getPrototypeOf(env.EVENTS) as { get: (id: DurableObjectId, ...rest: unknown[]) => object };
 const getStub = namespace.get;
 namespace.get = function (this: unknown, id: DurableObjectId, ...rest: unknown[]) {
   const stub = getStub.call(this, id, ...rest);
-  if (![...swamped].some((eventId) => env.EVENTS.idFromName(`event:${eventId}`).equals(id))) return stub;
+  const among = (events: Set<number>) => [...events].some((eventId) => env.EVENTS.idFromName(`event:${eventId}`).equals(id));
+  if (among(unreachable)) {
+    const lost = new Error("Network connection lost.");
+    return new Proxy(stub, { get: (target, name) => (name === "reserve" ? () => Promise.reject(lost) : Reflect.get(target, name)) });
+  }
+  if (!among(swamped)) return stub;
   const busy = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
   return new Proxy(stub, { get: (target, name) => (BUSY_CALLS.has(name) ? () => Promise.reject(busy) : Reflect.get(target, name)) });
 };
@@ -48,6 +55,7 @@ afterEach(() => {
   ignored.clear();
   pushes.clear();
   swamped.clear();
+  unreachable.clear();
 });
 
 async function ticketsOf(orderId: number): Promise<string[]> {
@@ -159,6 +167,21 @@ describe("an overloaded event object", () => {
     expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([linked.id]);
 
     swamped.clear();
+    await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
+  });
+
+  it("an order whose later object cannot be reached at all gives back what the earlier one held", async () => {
+    const logged = expectLogged("error", /Network connection lost/);
+    const linked = await createOrderEvent({ stock: 10 });
+    const event = await createOrderEvent({ stock: 1, stock_link: linked.id });
+    const type = await createOrderType(event.id, "Regular");
+    unreachable.add(linked.id); // the event's own object holds the unit, then the linked event's call fails
+    await expectError(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 500, "rest_internal_error");
+    expect(await ordersOf(event.id)).toEqual([]);
+    expect((await eventObject(env, event.id).remaining())?.event).toBe(1); // nothing held: the whole order or none of it
+    expect(logged.lines.length).toBeGreaterThan(0);
+
+    unreachable.clear();
     await expectJson(postOrder(orderBody(event.id, [type.id], { [type.id]: 1 })), 201);
   });
 

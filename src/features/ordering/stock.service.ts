@@ -195,15 +195,23 @@ export function objectsLearnOnTheirOwn(plan: StockPlan, seeds: readonly TicketSe
 }
 
 /**
- * Holds every step's units for `uid`, or none of them: a refusal releases what was held and is thrown. Answers
- * the seats held (in plan order; none for an event without seats). `final`: the order is written final with the
- * planned tickets, and its objects look it up in D1 by themselves.
+ * Holds every step's units for `uid`, or none of them: a refusal, or a call that fails, releases what was held and
+ * is thrown. Answers the seats held (in plan order; none for an event without seats). `final`: the order is written
+ * final with the planned tickets, and its objects look it up in D1 by themselves.
  */
 export async function holdStock(deps: Deps, uid: string, plan: StockPlan, final = false): Promise<Seat[]> {
   const held: number[] = [];
   const seats: Seat[] = [];
   for (const step of plan.steps) {
-    const answer = await reserveOne(deps, uid, step, final);
+    let answer: Seat[] | ApiError;
+    try {
+      answer = await reserveOne(deps, uid, step, final);
+    } catch (err) {
+      // A call that failed outright (a broken connection): whatever the outcome at that object, the earlier ones
+      // give back at once what they hold, rather than at their hold deadline.
+      await releaseStock(deps, uid, [...held, step.eventId]);
+      throw err;
+    }
     if (!Array.isArray(answer)) {
       await releaseStock(deps, uid, held);
       throw answer;
