@@ -8,7 +8,7 @@ import quickstart from "../docs/quickstart.md?raw";
 import { curlCommand, DEMO_STEPS, DEV_BASE, DEV_CREDENTIALS, runDemo, type DemoCall, type DemoStep, type FetchLike } from "../scripts/demo-steps";
 import { orders } from "../src/db/schema";
 import worker from "../src/index";
-import { ADMIN, API_KEY, BASE } from "./helpers/api";
+import { ADMIN, API_KEY, BASE, call, expectJson } from "./helpers/api";
 import { db } from "./helpers/catalogue";
 
 /**
@@ -145,6 +145,33 @@ describe("docs/quickstart.md", () => {
       for (const name of Object.keys(step.saves ?? {}))
         expect(between, `docs/quickstart.md should set ${name} after step ${i + 1}`).toMatch(new RegExp(`^${name}=\\S+`, "m"));
       from = at + command.length;
+    }
+  });
+
+  it("carries a development ORDERING_KEY and CORS_ORIGINS, so a shop front or an embed on a local page works at once", async () => {
+    const vars = Object.fromEntries([...devVarsExample.matchAll(/^([A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const origins = (vars.CORS_ORIGINS ?? "").split(",").map((o) => o.trim());
+    expect(vars.ORDERING_KEY, "ORDERING_KEY in .dev.vars.example").toMatch(/\S/);
+    expect(origins.length, "CORS_ORIGINS in .dev.vars.example").toBeGreaterThan(0);
+    const local = { ...env, ORDERING_KEY: vars.ORDERING_KEY, CORS_ORIGINS: vars.CORS_ORIGINS } as typeof env;
+    const fetchLocal = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const response = await worker.fetch(new Request(`${BASE}${path}`, init), local, ctx);
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    const event = await expectJson(call("POST", "/admin/events", { body: { event_name: "Local shop" } }), 201);
+    for (const origin of origins) {
+      // The browser's preflight of a page served locally, then the order form with the publishable key.
+      const preflight = await fetchLocal(`/events/${event.id}/order-form`, {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-evt-api-key" },
+      });
+      expect(preflight.status, origin).toBe(204);
+      expect(preflight.headers.get("Access-Control-Allow-Origin")).toBe(origin);
+      const form = await fetchLocal(`/events/${event.id}/order-form`, { headers: { Origin: origin, "X-EVT-API-KEY": vars.ORDERING_KEY! } });
+      expect(form.status, origin).toBe(200);
+      expect(form.headers.get("Access-Control-Allow-Origin")).toBe(origin);
     }
   });
 
