@@ -22,11 +22,11 @@ import { createOrderEvent, createOrderType, orderBody } from "./helpers/orders";
 import { programStub, receivedBy, stubUrl, waitForRequests } from "./helpers/stubs";
 
 /**
- * docs/reliability.md "Guarantees": whatever must follow a committed change is recorded in the change's own D1 batch, and the cron sweep
- * (every minute) re-drives what the work after the response did not do. "Crashed" deps model a runtime killed just
- * after the commit: deferred work is never awaited and every queue message it sends is lost. The sweep then runs
- * with a clock moved past LOST_MESSAGE_S (60 s), re-sending through the real queue to the real consumer; run again,
- * or racing a late original message, it sends nothing twice.
+ * docs/reliability.md "Guarantees": whatever must follow a committed change is recorded in the change's own D1 batch,
+ * and the cron sweep (every minute) re-drives what the work after the response did not do. "Crashed" deps model a
+ * runtime killed just after the commit: deferred work is never awaited and every queue message it sends is lost. The
+ * sweep then runs with a clock moved past LOST_MESSAGE_S (60 s), re-sending through the real queue to the real
+ * consumer; run again, or racing a late original message, it sends nothing twice.
  *
  * Storage is shared with the other test files: each test uses its own events, webhooks and stub names, and all
  * webhooks are switched off after each test.

@@ -41,10 +41,11 @@ import {
 import { encryptPdf, makePdf, upload } from "./helpers/uploads";
 
 /**
- * Hostile input (decisions.md 3: bad input gets a 4xx in the error shape, never a 500). Generated bad path ids, bodies, uploads, query strings, headers and methods
- * go to every route the app answers, and every answer must hold: never a 5xx, an error always in the envelope
- * `{code, message, data: {status}}` with `data.status` equal to the HTTP status, and input that is invalid by
- * construction never accepted. At the end every D1 table and the R2 bucket must be exactly as before.
+ * Hostile input (decisions.md 3: bad input gets a 4xx in the error shape, never a 500). Generated bad path ids,
+ * bodies, uploads, query strings, headers and methods go to every route the app answers, and every answer must hold:
+ * never a 5xx, an error always in the envelope `{code, message, data: {status}}` with `data.status` equal to the HTTP
+ * status, and input that is invalid by construction never accepted. At the end every D1 table and the R2 bucket must
+ * be exactly as before.
  *
  * Seeds are fixed and runs bounded, so `npm test` sends the same requests every time (about 1,100 in all). To
  * explore, raise `SCALE` and change `SEED_OFFSET` locally, and set `SURVEY` to see every failing answer at once

@@ -454,10 +454,10 @@ export const scanReloads = sqliteTable(
 );
 
 /*
- * Report counters (docs/scanning.md "Reports"): the sales and scan reports and an event's embedded totals read these instead of
- * aggregating every order, ticket and scan. They are kept by the triggers of migration 0023, in the statement that
- * changes the rows they count, so they are right whatever code path writes and however writes interleave. A row
- * whose counts went back to 0 stays (reads skip it).
+ * Report counters (docs/scanning.md "Reports"): the sales and scan reports and an event's embedded totals read these
+ * instead of aggregating every order, ticket and scan. They are kept by the triggers of migration 0023, in the
+ * statement that changes the rows they count, so they are right whatever code path writes and however writes
+ * interleave. A row whose counts went back to 0 stays (reads skip it).
  */
 
 /** Orders placed for an event, per payment status and whether they still await their customer's confirmation. */

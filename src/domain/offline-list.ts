@@ -26,7 +26,8 @@ export const LIST_PAGE_BYTES = 900_000;
 
 /**
  * One valid ticket as a door phone keeps it: what a door checks, never the email (decisions.md 14). `ticket_type` is
- * the text the ticket shows (with its seat); `ticket_type_id` is what a scan key's filter admits (docs/scanning.md "Offline list").
+ * the text the ticket shows (with its seat); `ticket_type_id` is what a scan key's filter admits (docs/scanning.md
+ * "Offline list").
  */
 export interface ListedTicket {
   ticket_id: string;

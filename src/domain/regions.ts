@@ -1,8 +1,8 @@
 /**
- * Where an event's object is created (docs/scale.md "Near the venue"): Cloudflare's Durable Object location hints. An object is created
- * near the first request that reaches it unless a hint says otherwise, and never moves; an event's scans and orders
- * are decided there. The hint follows the event's time zone when the organiser names none, since the doors are
- * where the event's clock is.
+ * Where an event's object is created (docs/scale.md "Near the venue"): Cloudflare's Durable Object location hints. An
+ * object is created near the first request that reaches it unless a hint says otherwise, and never moves; an event's
+ * scans and orders are decided there. The hint follows the event's time zone when the organiser names none, since the
+ * doors are where the event's clock is.
  */
 export const REGIONS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
 export type Region = (typeof REGIONS)[number];

@@ -16,9 +16,10 @@ import type { ListQuery } from "../domain/offline-list";
 import type { ScanResult } from "../domain/scan-rules";
 
 /**
- * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a
- * hold it could not write within a minute (order-placement.ts), so 90 s leaves a margin and a hold whose batch
- * never landed (the runtime died) is given back within about a minute and a half (docs/reliability.md "Guarantees", docs/stock.md "Crash points").
+ * How long a hold waits for its order to reach D1 before the alarm asks D1 whether it did. The Worker abandons a hold
+ * it could not write within a minute (order-placement.ts), so 90 s leaves a margin and a hold whose batch never
+ * landed (the runtime died) is given back within about a minute and a half (docs/reliability.md "Guarantees",
+ * docs/stock.md "Crash points").
  */
 export const HOLD_MS = 90_000;
 

@@ -1,13 +1,13 @@
 import { LIST_PAGE_BYTES, type ListCursor, type ListedTicket, type ListQuery, utf8Length, WHOLE_LIST_MAX } from "../domain/offline-list";
 
 /**
- * The offline list as the event object keeps it (`GET /scans/tickets`; docs/scanning.md "Offline list"). The list
- * is the `tickets` table's valid rows (an order reached D1: `order_id` set). Triggers on that table (storage.ts, with
- * every table of the object) number every
- * change of what the list shows (a ticket becoming valid, its order, type, type text or name changing, a ticket no
- * longer valid) from one counter, `list_meta.head`, and note the number against the ticket id in `list_changes` (one row
- * per id ever listed; a ticket no longer valid keeps its row, which is how a delta says it was revoked). The triggers
- * see every write, whichever ledger function makes it, and none is on the scan path: scans never write `tickets`.
+ * The offline list as the event object keeps it (`GET /scans/tickets`; docs/scanning.md "Offline list"). The list is
+ * the `tickets` table's valid rows (an order reached D1: `order_id` set). Triggers on that table (storage.ts, with
+ * every table of the object) number every change of what the list shows (a ticket becoming valid, its order, type,
+ * type text or name changing, a ticket no longer valid) from one counter, `list_meta.head`, and note the number
+ * against the ticket id in `list_changes` (one row per id ever listed; a ticket no longer valid keeps its row, which
+ * is how a delta says it was revoked). The triggers see every write, whichever ledger function makes it, and none is
+ * on the scan path: scans never write `tickets`.
  *
  * Reads are indexed and bounded: a page of the whole list walks the `tickets` primary key after its cursor, a delta
  * walks `list_changes` by change number; neither loads the list. The counter alone answers "has anything changed"

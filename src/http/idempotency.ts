@@ -30,8 +30,9 @@ async function bodyHash(raw: string): Promise<string> {
 export const idempotent = idempotentWith();
 
 /**
- * A key still claimed may belong to a request whose runtime died after its change committed (docs/reliability.md "Guarantees"): `recover`
- * answers such a retry from what was committed under the key's hash, or null when nothing answerable is there yet.
+ * A key still claimed may belong to a request whose runtime died after its change committed (docs/reliability.md
+ * "Guarantees"): `recover` answers such a retry from what was committed under the key's hash, or null when nothing
+ * answerable is there yet.
  */
 export type Recover = (c: AppContext, ref: string) => Promise<Response | null>;
 

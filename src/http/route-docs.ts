@@ -52,8 +52,9 @@ export interface RequestHeader {
 export interface RouteDoc {
   /**
    * The operation's stable name, lowerCamelCase, for what it does as an integrator sees it (`listEvents`,
-   * `createCustomerOrder`, `scanTicket`): a generated client names its function after it. Unique in the document;
-   * the verbs are list, get, create, update, delete, replace, or a specific one (docs/wire-conventions.md "The OpenAPI document").
+   * `createCustomerOrder`, `scanTicket`): a generated client names its function after it. Unique in the document; the
+   * verbs are list, get, create, update, delete, replace, or a specific one (docs/wire-conventions.md "The OpenAPI
+   * document").
    */
   operationId: string;
   /** One line: what the route does. */

@@ -107,8 +107,8 @@ const jsonObjectSchema = <S extends z.ZodType>(schema: S) => z.preprocess((raw) 
 const IGNORED = ["_links", "_embedded"];
 
 /**
- * Body of a create: a strict object. `_links` and `_embedded` are ignored; a read-only field is refused, since on a create
- * there is no stored value it could equal.
+ * Body of a create: a strict object. `_links` and `_embedded` are ignored; a read-only field is refused, since on a
+ * create there is no stored value it could equal.
  */
 export function createBody<S extends z.ZodObject>(schema: S, readOnly: readonly string[] = []) {
   const wrapped = jsonObjectSchema(

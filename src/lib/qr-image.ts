@@ -1,7 +1,7 @@
 /**
- * A QR code as an image for screens and printers (a scan key's sheet for the door app, docs/scanning.md "A scan key's QR code for the door app"): the module matrix
- * (qr.ts) inside its light quiet zone, as SVG or as PNG. Both are white behind every module, so the quiet zone stays
- * light on a dark page or screen.
+ * A QR code as an image for screens and printers (a scan key's sheet for the door app, docs/scanning.md "A scan key's
+ * QR code for the door app"): the module matrix (qr.ts) inside its light quiet zone, as SVG or as PNG. Both are white
+ * behind every module, so the quiet zone stays light on a dark page or screen.
  */
 import { encodeGrayPng } from "./png";
 import { QR_QUIET_ZONE_MODULES, type QrMatrix, qrRuns } from "./qr";

@@ -23,8 +23,9 @@ export interface Deps {
    */
   origin: string;
   /**
-   * Runs work after the answer is sent (`ctx.waitUntil`); its failure is logged, never raised. It may never run
-   * (the runtime can die first), so it only ever speeds up what D1 already records (docs/reliability.md "Guarantees"); tests drop it.
+   * Runs work after the answer is sent (`ctx.waitUntil`); its failure is logged, never raised. It may never run (the
+   * runtime can die first), so it only ever speeds up what D1 already records (docs/reliability.md "Guarantees");
+   * tests drop it.
    */
   defer: (work: () => Promise<unknown>) => void;
 }

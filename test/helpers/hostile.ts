@@ -4,8 +4,9 @@ import { expect } from "vitest";
 import { ADMIN, API_KEY, ORIGIN, basic } from "./api";
 
 /**
- * Hostile input (decisions.md 3: bad input gets a 4xx in the error shape, never a 500): generators of requests that are invalid by construction, the checks every
- * answer to them must pass, and fingerprints of the storage they must leave alone.
+ * Hostile input (decisions.md 3: bad input gets a 4xx in the error shape, never a 500): generators of requests that
+ * are invalid by construction, the checks every answer to them must pass, and fingerprints of the storage they must
+ * leave alone.
  *
  * Generators yield small descriptors (what to send), never the bytes themselves, so that fast-check prints a
  * counterexample that can be read; `materialise` turns a descriptor into a `Request`.
@@ -522,7 +523,8 @@ function deepText(depth: number, shape: "array" | "object" | "field", firstField
   if (text === undefined) {
     if (shape === "array") text = "[".repeat(depth) + "]".repeat(depth);
     else if (shape === "object") text = '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-    // A known field holding the nesting, beside an unknown one (so the body is invalid even if deep values were allowed).
+    // A known field holding the nesting, beside an unknown one (so the body is invalid even if deep values were
+    // allowed).
     else text = `{"x_hostile":1,${JSON.stringify(firstField)}:${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
     deepCache.set(cacheKey, text);
   }

@@ -5,8 +5,8 @@ import { centsToAmount } from "../../src/lib/money";
 import type { SalesLine, ScanLine } from "../../src/features/reports/reports.service";
 
 /**
- * The reports and an event's embedded totals counted again from every order, ticket and scan: the aggregate
- * queries the service ran before it kept counters (docs/scanning.md "Reports"). The counter tests hold the counters to these.
+ * The reports and an event's embedded totals counted again from every order, ticket and scan: the aggregate queries
+ * the service ran before it kept counters (docs/scanning.md "Reports"). The counter tests hold the counters to these.
  */
 
 /** Tickets `t` valid at the events: theirs, of orders that are final. */

@@ -6,12 +6,12 @@ import { ADMIN, request, unique } from "../helpers/api";
 import { createEvent, createScanKey, createTicketType } from "../helpers/catalogue";
 
 /**
- * Rate limits (decisions.md 14, docs/platform.md "Rate limits"): the real rate-limiting bindings of wrangler.toml (30 customer orders a
- * minute per address for the publishable ordering key, none for the API key; 3,000 scans a minute per scan key
- * (decisions.md 15), and apart from them 600 offline-sync requests (list, revoked, public keys, the key's own settings); failed
- * logins 30 a minute per address and 10 per address and username, never per username alone), turned on here with
- * RATE_LIMITS=on (the rest of the suite runs with them off). Windows turn with the wall clock's minute, so each test
- * starts early in a minute.
+ * Rate limits (decisions.md 14, docs/platform.md "Rate limits"): the real rate-limiting bindings of wrangler.toml (30
+ * customer orders a minute per address for the publishable ordering key, none for the API key; 3,000 scans a minute
+ * per scan key (decisions.md 15), and apart from them 600 offline-sync requests (list, revoked, public keys, the
+ * key's own settings); failed logins 30 a minute per address and 10 per address and username, never per username
+ * alone), turned on here with RATE_LIMITS=on (the rest of the suite runs with them off). Windows turn with the wall
+ * clock's minute, so each test starts early in a minute.
  */
 
 const ORDERING_KEY = "pk_rate_limits";

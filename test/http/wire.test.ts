@@ -110,7 +110,8 @@ function buildApp() {
     throw Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
   });
   app.get("/throw/d1-overloaded", () => {
-    // What a query gives when D1 turns it away (Cloudflare's D1 error list), wrapped as drizzle wraps every failed query.
+    // What a query gives when D1 turns it away (Cloudflare's D1 error list), wrapped as drizzle wraps every failed
+    // query.
     throw new DrizzleQueryError("select 1", [], new Error("D1_ERROR: D1 DB is overloaded. Too many requests queued."));
   });
   app.get("/throw/unauthorised", () => {

@@ -1,6 +1,6 @@
-// `npm run demo -- --start` as a newcomer runs it (docs/quickstart.md): the script itself, against a `wrangler dev` of its
-// own, must walk every step of docs/quickstart.md and say so. test/quickstart.test.ts checks the same steps' answers
-// inside workerd and that the page shows them; this checks the script that prints them. About 10 s.
+// `npm run demo -- --start` as a newcomer runs it (docs/quickstart.md): the script itself, against a `wrangler dev`
+// of its own, must walk every step of docs/quickstart.md and say so. test/quickstart.test.ts checks the same steps'
+// answers inside workerd and that the page shows them; this checks the script that prints them. About 10 s.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";

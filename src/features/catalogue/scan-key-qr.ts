@@ -5,9 +5,9 @@ import { qrPng, qrSvg } from "../../lib/qr-image";
 import type { ScanKeyQrFormat } from "./scan-keys.schema";
 
 /**
- * `GET /admin/events/<event_id>/scan-keys/<key>/qr` (docs/scanning.md "A scan key's QR code for the door app"): a printable QR code that opens the door app with the
- * key set. The key travels in the address's fragment, which a browser never sends: no server or log on the way sees
- * it. The image carries the key, so it is answered `no-store`.
+ * `GET /admin/events/<event_id>/scan-keys/<key>/qr` (docs/scanning.md "A scan key's QR code for the door app"): a
+ * printable QR code that opens the door app with the key set. The key travels in the address's fragment, which a
+ * browser never sends: no server or log on the way sees it. The image carries the key, so it is answered `no-store`.
  */
 
 export interface ScanKeyQr {

@@ -9,10 +9,11 @@ import type { Deps } from "../../platform/deps";
 import { objectTicketOf } from "./stock.service";
 
 /**
- * The event objects learn every order change from D1, never only from a call after the answer (docs/reliability.md "Guarantees"): the
- * change's own batch records an intent per object (`object_syncs`), the call after the answer (`deps.defer`) does
- * the work and clears the intent, and the reconciler re-drives intents a crash left behind, from what D1 holds
- * then. Syncing reads the order as it is now, so re-driving an old intent, or one twice, changes nothing.
+ * The event objects learn every order change from D1, never only from a call after the answer (docs/reliability.md
+ * "Guarantees"): the change's own batch records an intent per object (`object_syncs`), the call after the answer
+ * (`deps.defer`) does the work and clears the intent, and the reconciler re-drives intents a crash left behind, from
+ * what D1 holds then. Syncing reads the order as it is now, so re-driving an old intent, or one twice, changes
+ * nothing.
  */
 
 /** An intent this old was not cleared by its own call: that call was lost (the runtime died) or failed. */

@@ -14,8 +14,9 @@ import { ticketTypeLabel, type Seat } from "../../domain/seat-plan";
 import type { EventRow } from "../../db/rows";
 
 /**
- * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object
- * it draws on, one after another; when one refuses, what was already held is released and the refusal is answered. Every reservation is a hold with a deadline, so a crash between steps cannot leak stock for good.
+ * The Worker's side of the hold / take / release protocol (docs/stock.md). An order reserves in each event object it
+ * draws on, one after another; when one refuses, what was already held is released and the refusal is answered. Every
+ * reservation is a hold with a deadline, so a crash between steps cannot leak stock for good.
  */
 
 /** A new ticket's type as shown for it (with its seat). */

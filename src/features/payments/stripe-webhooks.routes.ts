@@ -60,8 +60,8 @@ export const stripeWebhooksRoutes = new Hono<AppEnv>().post("/webhook", describe
   const event = await verifyStripeWebhook(deps, c.req.header("Stripe-Signature"), raw);
   if (!event) throw fail.payment_signature_invalid();
   // The endpoint's version shapes the payload. What is read here (type, client_reference_id, payment_status,
-  // payment_intent as an id, the session's id, amount_total and currency) is read as the pinned version shows it; an event of another version is still handled,
-  // and logged so that the endpoint can be set to the pin.
+  // payment_intent as an id, the session's id, amount_total and currency) is read as the pinned version shows it; an
+  // event of another version is still handled, and logged so that the endpoint can be set to the pin.
   if (typeof event.api_version === "string" && event.api_version !== STRIPE_API_VERSION) {
     log("warn", "stripe webhook endpoint uses another API version than the one pinned", {
       event_id: event.id,

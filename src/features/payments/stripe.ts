@@ -5,8 +5,9 @@ import type { Deps } from "../../platform/deps";
 import type { PaymentProvider } from "./payment-provider";
 
 /**
- * Stripe Checkout (docs/who-may-order.md "Stripe"): a session per payment group, expired at our deadline where Stripe allows it,
- * completion through Stripe's signed webhook, refunds of the payment intent. Speaks Stripe's form-encoded API.
+ * Stripe Checkout (docs/who-may-order.md "Stripe"): a session per payment group, expired at our deadline where Stripe
+ * allows it, completion through Stripe's signed webhook, refunds of the payment intent. Speaks Stripe's form-encoded
+ * API.
  */
 
 /** Stripe takes a session's expiry 30 minutes to 24 hours ahead; ours may be sooner (late payments are handled). */

@@ -69,8 +69,8 @@ export async function scanTicket(deps: Deps, use: ScanKeyUse, code: string): Pro
   if (ticketId === null) return notFoundHere(use);
   const scan = async () => (await ask(deps, use, (stub, v) => stub.scan(use.key, ticketId, v) as Promise<ScanAnswer>)).result;
   const first = await scan();
-  // The door never refuses a valid ticket (docs/reliability.md "Guarantees"): an object that has not learned an order yet (its call was
-  // lost) catches up from D1 for that order, then decides. Only unknown tickets pay this D1 read.
+  // The door never refuses a valid ticket (docs/reliability.md "Guarantees"): an object that has not learned an order
+  // yet (its call was lost) catches up from D1 for that order, then decides. Only unknown tickets pay this D1 read.
   if (first.error !== SCAN_ERRORS.notFound || !(await catchUpTicket(deps, use.eventId, ticketId))) return first;
   return scan();
 }

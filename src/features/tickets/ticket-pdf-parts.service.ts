@@ -71,10 +71,10 @@ async function dropParts(deps: Deps, uid: string, fingerprint: string): Promise<
 }
 
 /**
- * One `pdf.render` step: nothing more when the PDF is already kept; when the order changed since the job's fingerprint (or
- * may no longer be downloaded), its parts are dropped and nothing more is done (the next download starts over);
- * else the first missing part is rendered and the next step sent, or, every part being there, they are assembled
- * into the cached PDF (kept as a rendered download is: not when the order changed meanwhile) and dropped.
+ * One `pdf.render` step: nothing more when the PDF is already kept; when the order changed since the job's
+ * fingerprint (or may no longer be downloaded), its parts are dropped and nothing more is done (the next download
+ * starts over); else the first missing part is rendered and the next step sent, or, every part being there, they are
+ * assembled into the cached PDF (kept as a rendered download is: not when the order changed meanwhile) and dropped.
  */
 export async function renderNextPart(deps: Deps, job: PdfRenderJob): Promise<void> {
   // Kept already: this step is a duplicate (a re-sent message), or of a render a change abandoned; its parts go.

@@ -6,11 +6,11 @@ import { createEvent, createScanKey } from "../../helpers/catalogue";
 import { readPng } from "../../helpers/png";
 
 /**
- * `GET /admin/events/<event_id>/scan-keys/<key>/qr?format=png|svg` (docs/scanning.md "A scan key's QR code for the door app"): a QR code of
- * `<origin>/ticketing/v1/door/#key=<key>` that opens the door app with the key set. Each image is read back and its
- * modules compared with qrcode-generator's matrix for the expected address (error correction M, quiet zone 4), so
- * the test proves the image carries exactly that text. Access as `GET .../scan-keys/<key>`. Each test makes its own
- * event.
+ * `GET /admin/events/<event_id>/scan-keys/<key>/qr?format=png|svg` (docs/scanning.md "A scan key's QR code for the
+ * door app"): a QR code of `<origin>/ticketing/v1/door/#key=<key>` that opens the door app with the key set. Each
+ * image is read back and its modules compared with qrcode-generator's matrix for the expected address (error
+ * correction M, quiet zone 4), so the test proves the image carries exactly that text. Access as `GET
+ * .../scan-keys/<key>`. Each test makes its own event.
  */
 
 const QUIET = 4;

@@ -16,9 +16,10 @@ import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType, db } from "../../helpers/catalogue";
 
 /**
- * docs/reliability.md "Guarantees": what the event objects must learn of an order is recorded in the order's own batch (`object_syncs`),
- * so losing the call after the answer (the runtime dies) loses nothing: the reconciler re-drives it from D1, and the
- * door catches up on a ticket D1 holds. Deferred work is dropped on purpose here (a `defer` that never runs it).
+ * docs/reliability.md "Guarantees": what the event objects must learn of an order is recorded in the order's own
+ * batch (`object_syncs`), so losing the call after the answer (the runtime dies) loses nothing: the reconciler
+ * re-drives it from D1, and the door catches up on a ticket D1 holds. Deferred work is dropped on purpose here (a
+ * `defer` that never runs it).
  */
 
 const ADMIN_USER = { id: 0, username: "admin", role: "administrator" as const, authorisedEvents: [] };

@@ -4,8 +4,8 @@ import { call, expectJson } from "../../helpers/api";
 import { eventWithOddEmailOrders, ODD_EMAILS } from "../../helpers/odd-email-orders";
 
 /**
- * The order list's deep pages (docs/ordering.md "Order list and search"): a page's ids come from an index before its rows are read. The answers are
- * exactly those of the whole list sorted.
+ * The order list's deep pages (docs/ordering.md "Order list and search"): a page's ids come from an index before its
+ * rows are read. The answers are exactly those of the whole list sorted.
  */
 
 type Json = Record<string, any>;

@@ -4,9 +4,9 @@ import { call, expectJson, unique } from "../../helpers/api";
 import { eventWithOddEmailOrders, ODD_EMAILS } from "../../helpers/odd-email-orders";
 
 /**
- * The order list's search (docs/ordering.md "Order list and search"): `search` is a case-insensitive substring of the email (decisions.md 13), found
- * through the trigram index of migration 0025 from 3 characters on and by reading every order's email below that.
- * The answers are exactly those of a substring test over every order.
+ * The order list's search (docs/ordering.md "Order list and search"): `search` is a case-insensitive substring of the
+ * email (decisions.md 13), found through the trigram index of migration 0025 from 3 characters on and by reading
+ * every order's email below that. The answers are exactly those of a substring test over every order.
  */
 
 type Json = Record<string, any>;

@@ -14,11 +14,12 @@ import { createOrderEvent, createOrderType, emailedConfirmLink, orderBody } from
 import { recountSales, recountSalesTotals, recountScans, recountScanTotals } from "../../helpers/report-recount";
 
 /**
- * The report counters (docs/scanning.md "Reports") against a full recount: after a random sequence of what happens to orders, tickets
- * and scans (orders of every kind and status, payments, late payments, refunds, expiry, confirmations, deletions,
- * tickets deleted and issued again, scans at several locations and levels with resets, replays and late copies,
- * passe-partouts, some of it at once), every report and embedded total equals the same numbers counted again from
- * the rows (test/helpers/report-recount.ts: the aggregates the reports ran before they had counters).
+ * The report counters (docs/scanning.md "Reports") against a full recount: after a random sequence of what happens to
+ * orders, tickets and scans (orders of every kind and status, payments, late payments, refunds, expiry,
+ * confirmations, deletions, tickets deleted and issued again, scans at several locations and levels with resets,
+ * replays and late copies, passe-partouts, some of it at once), every report and embedded total equals the same
+ * numbers counted again from the rows (test/helpers/report-recount.ts: the aggregates the reports ran before they had
+ * counters).
  */
 
 const deps = () => depsFromEnv(env);

@@ -4,10 +4,10 @@ import { createScanKey } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
 
 /**
- * `GET /scan-keys/self` (docs/scanning.md "Offline scanning protocol", "The key's own settings"): what a door phone needs to decide
- * scans offline with the scan key in `X-EVT-API-KEY`, as the event's object decides them: the event, the key's level,
- * location, date format and ticket filter, and the ticket type ids the filter admits. Never the key, never another
- * event. Storage is shared with other files: every test makes its own events.
+ * `GET /scan-keys/self` (docs/scanning.md "Offline scanning protocol", "The key's own settings"): what a door phone
+ * needs to decide scans offline with the scan key in `X-EVT-API-KEY`, as the event's object decides them: the event,
+ * the key's level, location, date format and ticket filter, and the ticket type ids the filter admits. Never the key,
+ * never another event. Storage is shared with other files: every test makes its own events.
  */
 
 type Json = Record<string, any>;

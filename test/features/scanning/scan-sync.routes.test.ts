@@ -574,7 +574,8 @@ describe("GET /scans/tickets", () => {
     // Personal data on every door phone is kept to what a door checks against an identity document (decisions.md 14).
     for (const t of body.tickets) expect(Object.keys(t)).toEqual(["ticket_id", "order_id", "ticket_type", "name", "ticket_type_id"]);
     expect(JSON.stringify(body)).not.toMatch(/@example\.com/);
-    // The fields of the list as it always was, then the sync token and links of the paged list (docs/scanning.md "Offline list").
+    // The fields of the list as it always was, then the sync token and links of the paged list (docs/scanning.md
+    // "Offline list").
     expect(Object.keys(body)).toEqual(["event_id", "tickets", "sync_token", "_links"]);
 
     // The other event's key lists only its own.

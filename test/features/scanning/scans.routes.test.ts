@@ -1230,7 +1230,8 @@ describe("scans reach D1 at least once: sent again until the consumer acknowledg
       // As the object's table was before: its code then marked a scan synced once sent.
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sent_at`);
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sends`);
-      // Made before the object's migrations were numbered (storage.ts): no bookkeeping, so migration 1 runs as it starts.
+      // Made before the object's migrations were numbered (storage.ts): no bookkeeping, so migration 1 runs as it
+      // starts.
       state.storage.sql.exec(`DROP TABLE _migrations`);
       migrateStorage(state.storage);
       await sendDueScans(state.storage, later.queue, f.event.id, Date.now());
@@ -1371,7 +1372,8 @@ describe("scan.created", () => {
     for (const r of all) {
       expect(r.headers["x-evt-webhook-topic"]).toBe("scan.created");
       expect(r.headers["x-evt-webhook-id"]).toBe(String(hook.id));
-      // Fired from the queue consumer: the origin is PUBLIC_URL (unset in tests), not a request's (docs/webhooks-and-email.md).
+      // Fired from the queue consumer: the origin is PUBLIC_URL (unset in tests), not a request's
+      // (docs/webhooks-and-email.md).
       expect(r.headers["x-evt-webhook-source"]).toMatch(/\/ticketing\/v1$/);
     }
   });
@@ -1607,7 +1609,8 @@ describe("the scan path reads nothing from D1", () => {
     const repeat = await expectJson(fetchWith(counting, request("POST", "/scans", { key, auth: null, body: { id: ticket.id } })), 200);
     expect(repeat).toMatchObject({ status: false, error: ERR.done });
     expect(calls, "D1 calls on the scan path").toEqual([]);
-    // A ticket the object does not know is looked up once in D1, in case the object missed its order (docs/reliability.md "Guarantees").
+    // A ticket the object does not know is looked up once in D1, in case the object missed its order
+    // (docs/reliability.md "Guarantees").
     const unknown = await expectJson(fetchWith(counting, request("POST", "/scans", { key, auth: null, body: { id: "NoSuchTicket0000" } })), 200);
     expect(unknown).toMatchObject({ status: false, error: ERR.notFound });
     expect(calls, "D1 calls for an unknown ticket").toHaveLength(1);
