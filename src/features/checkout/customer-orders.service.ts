@@ -119,9 +119,9 @@ export async function createCustomerOrder(
   }
   if (caller === "ordering") await claimOpenPlaces(deps, drafts, claims, email, ipAddress);
   const provider = providerForEvent(deps, dates[0]!);
-  const expiresAt = now + deps.config.orderHoldMinutes * 60;
-  const placed = await placeOrders(deps, drafts, "open", who, expiresAt, { claims, idempotencyRef });
+  const placed = await placeOrders(deps, drafts, "open", who, deps.config.orderHoldMinutes * 60, { claims, idempotencyRef });
   const first = placed[0]!;
+  const expiresAt = first.expiresAt!;
   let checkout: { checkoutUrl: string; paymentId: string };
   try {
     checkout = await provider.startCheckout(deps, {

@@ -124,7 +124,7 @@ export async function placeOrders(
   drafts: readonly OrderDraft[],
   status: PlacedStatus,
   who: Orderer,
-  expiresAt: number | null,
+  paymentWindowSeconds: number | null,
   options: PlacementOptions = {},
 ): Promise<OrderRow[]> {
   const sorted = [...drafts].sort((a, b) => a.event.id - b.event.id);
@@ -173,7 +173,8 @@ export async function placeOrders(
     seats: d.seats,
     couponId: d.couponId ?? null,
     refundStartedAt: null,
-    expiresAt: final ? null : expiresAt,
+    // Measured from the order's own creation time, so expires_at is exactly the window after created_at.
+    expiresAt: final || paymentWindowSeconds === null ? null : now + paymentWindowSeconds,
     paymentGroup,
     awaitsConfirmation: awaiting,
     finalizeToken: final ? randomString(16) : "",
