@@ -40,6 +40,12 @@ const CSP = [
 
 const REFERENCE_PATH = "ticketing/v1/reference";
 
+// The box office (decisions.md 15): the shop pages are rendered by the Worker; their stylesheet and one script are
+// static files here, and embed.js sits at the documented /ticketing/v1/shop/embed.js.
+const SHOP_SOURCE = join(ROOT, "src", "shop-app");
+const SHOP_PATH = "ticketing/v1/shop";
+const SHOP_ASSETS_PATH = `${SHOP_PATH}/assets`;
+
 const HEADERS = `/${PATH}/*
   Content-Security-Policy: ${CSP}
   Referrer-Policy: no-referrer
@@ -49,6 +55,10 @@ const HEADERS = `/${PATH}/*
 /${REFERENCE_PATH}/*
   X-Content-Type-Options: nosniff
   Cache-Control: no-cache
+/${SHOP_PATH}/*
+  X-Content-Type-Options: nosniff
+  Cache-Control: no-cache
+  Access-Control-Allow-Origin: *
 `;
 
 /**
@@ -59,6 +69,15 @@ function copyApiReference() {
   const bundle = readFileSync(join(ROOT, "node_modules", "@scalar", "api-reference", "dist", "browser", "standalone.js"), "utf8");
   mkdirSync(join(ASSETS, REFERENCE_PATH), { recursive: true });
   writeFileSync(join(ASSETS, REFERENCE_PATH, "scalar.js"), bundle.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"));
+}
+
+/** The shop pages' stylesheet and script, and embed.js for organisers' own sites. */
+async function buildShopAssets(common) {
+  const out = join(ASSETS, SHOP_ASSETS_PATH);
+  mkdirSync(out, { recursive: true });
+  for (const name of readdirSync(join(SHOP_SOURCE, "static"))) copyFileSync(join(SHOP_SOURCE, "static", name), join(out, name));
+  await build({ ...common, entryPoints: [join(SHOP_SOURCE, "main.ts")], outfile: join(out, "shop.js"), platform: "browser" });
+  await build({ ...common, format: "iife", entryPoints: [join(SHOP_SOURCE, "embed.ts")], outfile: join(ASSETS, SHOP_PATH, "embed.js"), platform: "browser" });
 }
 
 export async function buildDoorApp({ quiet = false } = {}) {
@@ -81,6 +100,7 @@ export async function buildDoorApp({ quiet = false } = {}) {
     define: { APP_FILES: JSON.stringify(files), APP_VERSION: JSON.stringify(version) },
   });
   copyApiReference();
+  await buildShopAssets(common);
   writeFileSync(join(ASSETS, "_headers"), HEADERS);
   if (!quiet) console.log(`Built the door app (${files.length} files, version ${version}) into dist/assets/${PATH} in ${Date.now() - started} ms.`);
   return { dir: OUT, version };

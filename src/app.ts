@@ -14,6 +14,7 @@ import { docsRoutes } from "./features/meta/docs.routes";
 import { couponEmailsRoutes } from "./features/coupons/coupon-emails.routes";
 import { couponsRoutes } from "./features/coupons/coupons.routes";
 import { customerOrdersRoutes } from "./features/checkout/customer-orders.routes";
+import { shopRoutes } from "./features/shop/shop.routes";
 import { emailListsRoutes } from "./features/files/email-lists.routes";
 import { emailsRoutes } from "./features/messaging/emails.routes";
 import { eventsRoutes } from "./features/catalogue/events.routes";
@@ -63,6 +64,8 @@ export function buildApp() {
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);
+  // The box office (decisions.md 15): pages anyone may open, no key.
+  app.route(`${API_BASE}/shop`, shopRoutes);
 
   app.use(`${API_BASE}/*`, requireApiKey);
   app.use(`${API_BASE}/admin/*`, requireUser);

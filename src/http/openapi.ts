@@ -110,6 +110,7 @@ const TAGS: Readonly<Record<string, string>> = {
   payments: "Notices from the payment provider (Stripe), signed by it.",
   scans: "Door scanning with a scan key: scan a ticket, its history, the offline list of valid and revoked tickets.",
   "scan-keys": "What a door phone keeps: the keys that verify signed ticket codes and its own key's settings.",
+  shop: "The box office: an event's shop page and its form post, and an order's page; HTML, no key.",
   events: "A shop front's calls with the ordering key: an event's order form and placing a customer order.",
   "admin/users": "Users and their application passwords (administrators).",
   "admin/events": "Events and their ticket types, input fields, scan keys, sales and scan reports.",

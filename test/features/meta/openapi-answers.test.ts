@@ -219,6 +219,7 @@ describe("every route answers as the OpenAPI document says", () => {
   it("customer orders, the order form and status, the test checkout, refunds, bulk actions, Stripe's notices, RSVP confirmation", async () => {
     const id = s.event.id;
     await hit("GET /events/{id}/order-form", { id }, shop);
+    await hit("GET /shop/{id}", { id }, pub);
     const order = (email: string) => ({ name: "Ann Smith", email, tickets: [{ [s.regular.id]: 1 }, { [s.vip.id]: 0 }] });
     s.customer = await hit("POST /events/{id}/orders", { id }, { ...shop, body: order(address("ann")), headers: { "Idempotency-Key": unique("checkout-") } });
     await hit("GET /orders/{id}/{uid}/status", { id: s.customer.id, uid: s.customer.uid }, pub);

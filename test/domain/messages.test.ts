@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { format, LANGUAGES, messagesFor, pickLanguage } from "../../src/domain/messages";
+
+describe("the message catalogues (decisions.md 15 'Languages')", () => {
+  it("takes ?lang= first, then Accept-Language by weight, then English", () => {
+    expect(pickLanguage("de", "nl")).toBe("de");
+    expect(pickLanguage("DE", null)).toBe("de");
+    expect(pickLanguage("xx", "fr-BE, nl;q=0.8")).toBe("fr");
+    expect(pickLanguage(undefined, "ja, es;q=0.5, nl;q=0.9")).toBe("nl");
+    expect(pickLanguage(undefined, "nl;q=0, de;q=0.1")).toBe("de");
+    expect(pickLanguage(undefined, "ja, zh")).toBe("en");
+    expect(pickLanguage(undefined, "")).toBe("en");
+    expect(pickLanguage(undefined, ";;q=abc,,")).toBe("en");
+  });
+
+  it("has every English key, with a text of its own, in every language", () => {
+    const leaves = (o: object, at = ""): string[] => Object.entries(o).flatMap(([k, v]) => (typeof v === "string" ? [`${at}${k}`] : leaves(v as object, `${at}${k}.`)));
+    const keys = leaves(messagesFor("en")).sort();
+    for (const lang of LANGUAGES) {
+      expect(leaves(messagesFor(lang)).sort(), lang).toEqual(keys);
+      for (const key of keys) {
+        const text = key.split(".").reduce<any>((o, k) => o[k], messagesFor(lang));
+        expect(text.trim(), `${lang} ${key}`).not.toBe("");
+      }
+    }
+  });
+
+  it("fills {placeholders} and leaves unknown ones", () => {
+    expect(format("{count} left of {type}", { count: 3, type: "Regular" })).toBe("3 left of Regular");
+    expect(format("{missing}", {})).toBe("{missing}");
+  });
+});
