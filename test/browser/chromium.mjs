@@ -1,7 +1,8 @@
 // What the browser tests (`npm run test:browser`) share: Debian's chromium driven by puppeteer-core (which downloads
 // none), a bound on each file's run, and its end (browser and service stopped, the state dir kept after a failure).
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
 
 /** Debian's chromium: found on PATH, else installed with apt-get when we are root, else a clear failure. */
@@ -71,4 +72,22 @@ export async function endRun({ browser, service, stateDir, failed, screenshots }
   await Promise.race([Promise.allSettled(closing), new Promise((r) => setTimeout(r, 15_000))]);
   if (!failed && service) rmSync(stateDir, { recursive: true, force: true });
   console.log(`# screenshots in ${screenshots}${failed ? ` (state kept in ${stateDir})` : ""}`);
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * axe-core's WCAG 2.0 and 2.1 A and AA rules over the page as it is now (decisions.md 15 "Accessibility"): fails
+ * with each violation's rule, help text and the elements it found. axe is evaluated into the page by the test (the
+ * DevTools protocol), not loaded by it, so the pages' CSP of scripts from 'self' only still holds.
+ */
+export async function expectNoAxeViolations(page, label) {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is a global the test evaluated into the page
+    const result = await (/** @type {any} */ (globalThis).axe).run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
+    return result.violations.map((v /** @type {any} */) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n /** @type {any} */) => n.target.join(" ")).slice(0, 5) }));
+  });
+  if (violations.length > 0) throw new Error(`axe-core found ${violations.length} violation(s) on ${label}:\n${JSON.stringify(violations, null, 2)}`);
 }

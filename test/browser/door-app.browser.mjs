@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import qrcode from "qrcode-generator";
 import { startService } from "../../scripts/local-service.mjs";
-import { endRun, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
+import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
 
 const STEP_MS = 20_000;
 const root = mkdtempSync(join(tmpdir(), "ticketing-door-"));
@@ -237,6 +237,7 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.match(await page.evaluate(() => location.pathname), /\/ticketing\/v1\/door\/$/);
     await page.waitForFunction(() => !document.getElementById("setup").hidden);
     await page.screenshot({ path: join(shots, "setup.png") });
+    await expectNoAxeViolations(page, "the door app's set-up screen");
     const res = await fetch(`${service.url}/admin/events/${ctx.eventId}/scan-keys/${ctx.northKey}/qr?format=png`, {
       headers: { "X-EVT-API-KEY": service.apiKey, Authorization: service.auth },
     });
@@ -252,6 +253,7 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     // The service worker holds the app before the network goes.
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     await page.screenshot({ path: join(shots, "ready.png") });
+    await expectNoAxeViolations(page, "the door app, ready to scan");
   });
 
   step("admits a ticket read from a photo of its QR code, with the name and ticket type", async () => {
