@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { format, LANGUAGES, messagesFor, pickLanguage } from "../../src/domain/messages";
+import { errorText, format, formatMoney, LANGUAGES, messagesFor, pickLanguage } from "../../src/domain/messages";
 
 describe("the message catalogues (decisions.md 15 'Languages')", () => {
   it("takes ?lang= first, then Accept-Language by weight, then English", () => {
@@ -28,5 +28,17 @@ describe("the message catalogues (decisions.md 15 'Languages')", () => {
   it("fills {placeholders} and leaves unknown ones", () => {
     expect(format("{count} left of {type}", { count: 3, type: "Regular" })).toBe("3 left of Regular");
     expect(format("{missing}", {})).toBe("{missing}");
+  });
+});
+
+describe("errorText and formatMoney", () => {
+  it("falls back to the service's message for a code without a text", () => {
+    expect(errorText("nl", "no_such_code", "The service's own words")).toBe("The service's own words");
+  });
+
+  it("writes money in the language's way, from integer cents", () => {
+    expect(formatMoney(1250, "EUR", "en")).toBe("€12.50");
+    expect(formatMoney(1250, "EUR", "nl")).toBe("€\u00a012,50");
+    expect(formatMoney(123456, "EUR", "de")).toBe("1.234,56\u00a0€");
   });
 });

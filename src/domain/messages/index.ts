@@ -48,3 +48,17 @@ export function pickLanguage(query: string | null | undefined, acceptLanguage: s
 export function format(text: string, values: Readonly<Record<string, string | number>>): string {
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
+
+/**
+ * An error's text in the page's language, by its code (domain/error-codes.ts), never by its English text; a code
+ * the catalogue has no text for shows the service's own message.
+ */
+export function errorText(lang: Lang, code: string, fallback: string): string {
+  const texts: Readonly<Record<string, string>> = messagesFor(lang).errors;
+  return texts[code] ?? fallback;
+}
+
+/** An amount in integer cents as the language writes money: `€ 12,50` in Dutch, `€12.50` in English. */
+export function formatMoney(cents: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang, { style: "currency", currency }).format(cents / 100);
+}
