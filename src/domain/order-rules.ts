@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { isEmailAddress } from "./email-address";
 import { fail, invalidParams } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
 import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
@@ -20,8 +20,6 @@ export const MAX_OPEN_ORDERS = 2;
 export const tooManyOpenOrders = (retryAfterSeconds: number) =>
   fail.order_too_many_open(undefined, { headers: { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 
-const isEmail = (s: string) => z.email().safeParse(s).success;
-
 /** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */
 const invalidField = (field: "name" | "email", message: string) => invalidParams({ [field]: message }, message);
 
@@ -34,7 +32,7 @@ export function checkOrderer(name: string | undefined, email: string | undefined
   const e = (email ?? "").trim();
   if (n === "" || e === "") throw fail.order_missing_input();
   if (hasControlCharacter(e)) throw invalidField("email", "Invalid emailaddress");
-  if (!isEmail(e)) throw fail.order_invalid_email();
+  if (!isEmailAddress(e)) throw fail.order_invalid_email();
   if (hasControlCharacter(n)) throw invalidField("name", INVALID_NAME);
   if (n.length > 50) throw fail.order_name_too_long();
   if (e.length > 100) throw fail.order_email_too_long();
