@@ -1,7 +1,8 @@
 import { isEmailAddress } from "./email-address";
 import { fail, invalidParams } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
-import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
+import { isLegalFieldValue } from "./input-field-rules";
+import { isLegalCount } from "./ticket-counts";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
 
 /**
@@ -85,8 +86,7 @@ export function checkTicketLines(types: readonly TicketTypeRow[], counts: Readon
   }
   if (lines.every((l) => l.count === 0)) throw fail.order_no_tickets();
   for (const { type, count } of lines) {
-    if (count === 0) continue;
-    if (count < type.minimumToOrder || (type.maximumToOrder > 0 && count > type.maximumToOrder)) {
+    if (!isLegalCount(count, type.minimumToOrder, type.maximumToOrder)) {
       throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`);
     }
   }
@@ -110,20 +110,6 @@ export function ticketsOfLines(lines: readonly { count: number }[], perUnit: num
   return lines.reduce((n, l) => n + l.count, 0) * perUnit;
 }
 
-function isLegalValue(field: InputFieldRow, value: string): boolean {
-  if (value.length > MAX_CUSTOMER_INPUT) return false;
-  switch (field.type) {
-    case "select":
-      return selectChoices(field.value).includes(value);
-    case "date":
-      return isDate(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
-    case "time":
-      return isTime(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
-    default:
-      return (field.min === "" || value.length >= Number(field.min)) && (field.max === "" || value.length <= Number(field.max));
-  }
-}
-
 export interface FieldAnswer {
   field: InputFieldRow;
   value: string;
@@ -143,7 +129,7 @@ export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: Readon
   const answers: FieldAnswer[] = [];
   for (const f of orderLevel) {
     const value = (sent.get(f.id) ?? "").trim();
-    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value();
+    if (value !== "" && !isLegalFieldValue(f, value)) throw fail.order_illegal_field_value();
     answers.push({ field: f, value });
   }
   return answers;
