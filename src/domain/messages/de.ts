@@ -8,6 +8,10 @@ export const de: Catalogue = {
   // The shop page (GET/POST /shop/<event_id>).
   shop: {
     submit: "Bestellen",
+    // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
+    // the post did not reach the service.
+    problemTitle: "Es gibt ein Problem",
+    networkError: "Die Kasse war nicht erreichbar, Ihre Bestellung wurde nicht gesendet. Prüfen Sie Ihre Verbindung und drücken Sie erneut auf die Bestellschaltfläche.",
   },
   // The order page (GET /shop/orders/<uid>).
   orderPage: {

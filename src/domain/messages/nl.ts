@@ -8,6 +8,10 @@ export const nl: Catalogue = {
   // The shop page (GET/POST /shop/<event_id>).
   shop: {
     submit: "Bestellen",
+    // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
+    // the post did not reach the service.
+    problemTitle: "Er is een probleem",
+    networkError: "De kassa was niet bereikbaar, dus je bestelling is niet verstuurd. Controleer je verbinding en druk nogmaals op de bestelknop.",
   },
   // The order page (GET /shop/orders/<uid>).
   orderPage: {
