@@ -68,10 +68,11 @@ function problemOf(form: HTMLFormElement, control: Control): CheckCode | null {
   if (name === "email") return emailProblem(control.value);
   if (name.startsWith("ticket_")) {
     const input = control as HTMLInputElement;
-    const remaining = input.dataset.remaining ?? input.getAttribute("max");
+    // The type's maximum is the input's `max`; its minimum and what is left, when the page names them, data.
+    const remaining = input.dataset.remaining;
     return countProblem(input.value, {
       minimum: numberOr(input.dataset.minimum, 0),
-      maximum: numberOr(input.dataset.maximum, 0),
+      maximum: numberOr(input.dataset.maximum ?? input.getAttribute("max"), 0),
       remaining: remaining == null ? null : numberOr(remaining, 0),
     });
   }
@@ -139,21 +140,24 @@ function showProblem(control: Control, text: string | null): void {
     line = document.createElement("p");
     line.className = "field-error";
     line.id = errorId;
-    (control.closest(".field, fieldset, label") ?? control).insertAdjacentElement("afterend", line);
+    // Where the page itself puts a field's error: at the end of the field's block (a group's at the end of its fieldset).
+    const block = control.closest(".input-field, .ticket-type, fieldset.dates, fieldset.terms");
+    if (block) block.append(line);
+    else control.insertAdjacentElement("afterend", line);
   }
   line.textContent = text;
   control.setAttribute("aria-invalid", "true");
   describedBy(control, errorId, true);
 }
 
-/** The error summary at the top of the form (the form contract): each problem a link to its field; focused. */
+/** The error summary above the form (the form contract): each problem a link to its field; focused. */
 function showSummary(form: HTMLFormElement, heading: string, items: { href?: string; text: string }[]): void {
   let box = document.getElementById("form-errors");
   if (!box) {
     box = document.createElement("div");
     box.id = "form-errors";
     box.setAttribute("role", "alert");
-    form.prepend(box);
+    form.before(box);
   }
   box.tabIndex = -1;
   const title = document.createElement("h2");

@@ -10,7 +10,7 @@ export const de: Catalogue = {
     submit: "Bestellen",
     // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
     // the post did not reach the service.
-    problemTitle: "Es gibt ein Problem",
+    errorSummary: "Es gibt ein Problem",
     networkError: "Die Kasse war nicht erreichbar, Ihre Bestellung wurde nicht gesendet. Prüfen Sie Ihre Verbindung und drücken Sie erneut auf die Bestellschaltfläche.",
   },
   // The order page (GET /shop/orders/<uid>).

@@ -8,7 +8,7 @@ export const en = {
     submit: "Order",
     // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
     // the post did not reach the service.
-    problemTitle: "There is a problem",
+    errorSummary: "There is a problem",
     networkError: "The box office could not be reached, so your order was not sent. Check your connection and press the order button again.",
   },
   // The order page (GET /shop/orders/<uid>).

@@ -10,7 +10,7 @@ export const es: Catalogue = {
     submit: "Pedir",
     // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
     // the post did not reach the service.
-    problemTitle: "Hay un problema",
+    errorSummary: "Hay un problema",
     networkError: "No se pudo contactar con la taquilla, así que su pedido no se envió. Compruebe su conexión y vuelva a pulsar el botón de pedido.",
   },
   // The order page (GET /shop/orders/<uid>).

@@ -10,7 +10,7 @@ export const fr: Catalogue = {
     submit: "Commander",
     // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
     // the post did not reach the service.
-    problemTitle: "Il y a un problème",
+    errorSummary: "Il y a un problème",
     networkError: "La billetterie n’a pas pu être jointe : votre commande n’a pas été envoyée. Vérifiez votre connexion et appuyez de nouveau sur le bouton de commande.",
   },
   // The order page (GET /shop/orders/<uid>).

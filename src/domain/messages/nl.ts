@@ -10,7 +10,7 @@ export const nl: Catalogue = {
     submit: "Bestellen",
     // The page's script (src/shop-app/shop-page.ts): the heading of its error summary, and what it says when
     // the post did not reach the service.
-    problemTitle: "Er is een probleem",
+    errorSummary: "Er is een probleem",
     networkError: "De kassa was niet bereikbaar, dus je bestelling is niet verstuurd. Controleer je verbinding en druk nogmaals op de bestelknop.",
   },
   // The order page (GET /shop/orders/<uid>).

@@ -28,7 +28,7 @@ const SCRIPT_CODES: { readonly [C in CheckCode]: C } = {
 export function ShopScriptMessages({ lang }: { lang: Lang }) {
   const words = messagesFor(lang).shop;
   const data = {
-    problem: words.problemTitle,
+    problem: words.errorSummary,
     network: words.networkError,
     errors: Object.fromEntries(Object.values(SCRIPT_CODES).map((code) => [code, errorText(lang, code, ERROR_CODES[code].message)])),
   };

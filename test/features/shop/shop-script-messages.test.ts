@@ -18,7 +18,7 @@ describe("the shop page's script messages", () => {
       const block = /<script type="application\/json" id="shop-messages">([^<]*)<\/script>/.exec(html);
       expect(block, html).not.toBeNull();
       const data = JSON.parse(block![1]!);
-      expect(data.problem).toBe(messagesFor(lang).shop.problemTitle);
+      expect(data.problem).toBe(messagesFor(lang).shop.errorSummary);
       expect(data.network).toBe(messagesFor(lang).shop.networkError);
       expect(data.errors.order_invalid_email).toBe(errorText(lang, "order_invalid_email", ERROR_CODES.order_invalid_email.message));
       expect(Object.keys(data.errors)).toContain("order_terms_not_accepted");
