@@ -8,9 +8,12 @@ import { depsFromEnv, type Deps } from "../../../src/platform/deps";
 import { createCustomerOrderBody } from "../../../src/features/checkout/customer-orders.schema";
 import { createCustomerOrder } from "../../../src/features/checkout/customer-orders.service";
 import { getEvent } from "../../../src/features/catalogue/events.service";
+import { expireOrder } from "../../../src/features/payments/payments.service";
+import { refundOrder } from "../../../src/features/payments/refunds.service";
 import { BASE, ORIGIN, call, expectJson, request, unique } from "../../helpers/api";
-import { createEvent, createTicketType, db } from "../../helpers/catalogue";
+import { createEvent, createInputField, createTicketType, db } from "../../helpers/catalogue";
 import { stripeEnv } from "../../helpers/stripe";
+import { wallClockAt } from "../../helpers/wall-clock";
 import { programStub, receivedBy } from "../../helpers/stubs";
 
 /**
@@ -126,5 +129,247 @@ describe("where every provider lands a customer", () => {
     const [session] = (await receivedBy(api)).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
     expect(session!.success_url).toBe("https://organiser.example/paid");
     expect(session!.cancel_url).toBe("https://organiser.example/paid");
+  });
+});
+
+/** The order page as a browser asks for it: no key, no credentials; `lang` as `?lang=`, headers as given. */
+async function page(uid: string, options: { lang?: string; headers?: Record<string, string> } = {}) {
+  const query = options.lang ? `?lang=${options.lang}` : "";
+  const res = await open(`${orderPage(uid)}${query}`, { headers: options.headers });
+  return { res, html: await res.text() };
+}
+
+/** The page must answer 200 as HTML in `lang`, with the box office's frame. */
+async function pageOf(uid: string, lang = "en", options: { headers?: Record<string, string> } = {}): Promise<string> {
+  const { res, html } = await page(uid, { lang, ...options });
+  expect(res.status, html).toBe(200);
+  expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+  expect(html).toMatch(new RegExp(`<html lang="${lang}">`));
+  expect(html).toContain('<body data-page="order">');
+  return html;
+}
+
+const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"));
+const downloadOf = (uid: string) => `${BASE}/tickets/${uid}`;
+const personaliseOf = (uid: string) => `${BASE}/tickets/${uid}/personalise`;
+const invoiceOf = (uid: string) => `${BASE}/invoices/${uid}`;
+/** A payment deadline as the page writes it: the event's zone (the tests' events are in Europe/Amsterdam), to the minute. */
+const formatPhpDeadline = (epochSeconds: number) => wallClockAt(epochSeconds * 1000).slice(0, 16);
+const REFRESHING = /<main id="main" data-refresh="\d+">/;
+
+async function row(id: number) {
+  const r = await db.select().from(orders).where(eq(orders.id, id)).get();
+  expect(r, `order ${id} in D1`).toBeDefined();
+  return r!;
+}
+
+/** Paid through the test checkout, as the customer's browser does it. */
+async function pay(checkoutUrl: string): Promise<void> {
+  expect((await decide(checkoutUrl, "pay")).status).toBe(303);
+}
+
+describe("the order page", () => {
+  it("waiting for payment: the checkout link and deadline, refreshing with a refresh link, no download; in English and Dutch", async () => {
+    const s = await shop();
+    const o = await apiOrder(s, 2);
+    const html = await pageOf(o.uid);
+    expect(html).toContain("Waiting for payment.");
+    expect(html).toContain(`Order ${o.id}`);
+    expect(html).toContain("Ann Smith");
+    expect(html).toContain(s.event.event_name);
+    expect(html).toContain("Regular");
+    expect(html).toContain("€20.00");
+    expect(links(html)).toContain(o.payment.checkout_url);
+    const deadline = (await row(o.id)).expiresAt!;
+    expect(html).toContain(`Please pay before ${formatPhpDeadline(deadline)}`);
+    expect(html).toMatch(REFRESHING);
+    expect(links(html)).toContain(`/ticketing/v1/shop/orders/${o.uid}?lang=en`);
+    expect(html).toContain(">Refresh</a>");
+    expect(html).not.toMatch(/http-equiv="refresh"/i);
+    expect(links(html)).not.toContain(downloadOf(o.uid));
+
+    const dutch = await pageOf(o.uid, "nl");
+    expect(dutch).toContain("Wacht op betaling.");
+    expect(dutch).toContain(">Vernieuwen</a>");
+    expect(dutch).toContain("€\u00a020,00");
+    expect(dutch).not.toContain("Waiting for payment.");
+  });
+
+  it("paid: the download link, no checkout link, no refresh; in German by Accept-Language", async () => {
+    const s = await shop();
+    const o = await apiOrder(s);
+    await pay(o.payment.checkout_url);
+    const html = await pageOf(o.uid, "de");
+    expect(html).toContain("Bezahlt.");
+    expect(links(html)).toContain(downloadOf(o.uid));
+    expect(links(html)).not.toContain(o.payment.checkout_url);
+    expect(links(html)).not.toContain(personaliseOf(o.uid));
+    expect(links(html)).not.toContain(invoiceOf(o.uid));
+    expect(html).not.toMatch(/data-refresh/);
+    expect(html).not.toContain("Aktualisieren</a>");
+
+    // Without ?lang= the browser's Accept-Language chooses.
+    const byHeader = await open(orderPage(o.uid), { headers: { "Accept-Language": "de-CH, en;q=0.5" } });
+    const text = await byHeader.text();
+    expect(text).toMatch(/<html lang="de">/);
+    expect(text).toContain("Tickets herunterladen");
+    const english = await open(orderPage(o.uid));
+    expect(await english.text()).toMatch(/<html lang="en">[\s\S]*Paid\. Thank you/);
+  });
+
+  it("cancelled and expired: said so, no checkout link, no download, no refresh", async () => {
+    const s = await shop();
+    const cancelled = await apiOrder(s);
+    expect((await decide(cancelled.payment.checkout_url, "cancel")).status).toBe(303);
+    const c = await pageOf(cancelled.uid);
+    expect(c).toContain("Cancelled: this order was not paid.");
+    expect(links(c)).not.toContain(cancelled.payment.checkout_url);
+    expect(links(c)).not.toContain(downloadOf(cancelled.uid));
+    expect(c).not.toMatch(/data-refresh/);
+    expect(await pageOf(cancelled.uid, "fr")).toContain("Annulée");
+
+    const expired = await apiOrder(s);
+    await db
+      .update(orders)
+      .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+      .where(eq(orders.id, expired.id));
+    await expireOrder(depsFromEnv(env, undefined, ORIGIN), expired.uid, s.event.id);
+    expect((await row(expired.id)).paymentStatus).toBe("expired");
+    const e = await pageOf(expired.uid);
+    expect(e).toContain("Expired: this order was not paid in time.");
+    expect(links(e)).not.toContain(expired.payment.checkout_url);
+    expect(e).not.toMatch(/data-refresh/);
+    expect(await pageOf(expired.uid, "es")).toContain("Caducado");
+  });
+
+  it("refunded: said so, no download", async () => {
+    const s = await shop();
+    const o = await apiOrder(s);
+    await pay(o.payment.checkout_url);
+    await refundOrder(depsFromEnv(env, undefined, ORIGIN), o.id, 1000);
+    expect((await row(o.id)).paymentStatus).toBe("refunded");
+    const html = await pageOf(o.uid);
+    expect(html).toContain("Refunded: the payment has been returned to you.");
+    expect(links(html)).not.toContain(downloadOf(o.uid));
+    expect(html).not.toMatch(/data-refresh/);
+    expect(await pageOf(o.uid, "nl")).toContain("Terugbetaald");
+  });
+
+  it("RSVP: waiting for confirmation says to check the email and refreshes; confirmed offers the download", async () => {
+    const e = await createEvent({
+      event_name: unique("RSVP "),
+      confirmation_emails_needed: true,
+      confirmation_timeout: 30,
+      email_confirmation: { subject: "Confirmed", body: "<p>See you.</p>", redirect: "" },
+    });
+    const t = await createTicketType(e.id, { name: "Guest", price: 0 });
+    const o = await apiOrder({ event: e, type: t });
+    const waiting = await pageOf(o.uid);
+    expect(waiting).toContain("Waiting for your confirmation: we have sent you an email");
+    expect(waiting).toMatch(REFRESHING);
+    expect(links(waiting)).not.toContain(downloadOf(o.uid));
+    expect(await pageOf(o.uid, "de")).toContain("Wartet auf Ihre Bestätigung");
+
+    const token = (await row(o.id)).confirmToken!;
+    expect((await open(`${BASE}/orders/confirm/${token}`)).status).toBe(302);
+    const confirmed = await pageOf(o.uid);
+    expect(confirmed).toContain("Confirmed. Thank you for your order!");
+    expect(links(confirmed)).toContain(downloadOf(o.uid));
+    expect(confirmed).not.toMatch(/data-refresh/);
+  });
+
+  it("a free order without confirmation is booked, with its download", async () => {
+    const s = await shop({}, { price: 0 });
+    const o = await apiOrder(s);
+    const html = await pageOf(o.uid);
+    expect(html).toContain("Booked. Thank you for your order!");
+    expect(links(html)).toContain(downloadOf(o.uid));
+    expect(await pageOf(o.uid, "nl")).toContain("Geboekt.");
+  });
+
+  it("personalised types: the personalisation link and no download until personalised; the invoice where the event has invoices", async () => {
+    const e = await createEvent({ event_name: unique("Named "), invoice_needed: true });
+    await createInputField(e.id, { name: "Attendee", type: "text", is_personalised: true, is_required: true });
+    const t = await createTicketType(e.id, { name: "Named", price: 10, maximum_to_order: 0, personalise: "Attendee" });
+    const o = await apiOrder({ event: e, type: t });
+    const before = await pageOf(o.uid);
+    expect(links(before)).not.toContain(personaliseOf(o.uid));
+    expect(links(before)).not.toContain(invoiceOf(o.uid));
+
+    await pay(o.payment.checkout_url);
+    const html = await pageOf(o.uid);
+    expect(html).toContain("Paid.");
+    expect(links(html)).toContain(personaliseOf(o.uid));
+    expect(html).toContain("Your tickets must be personalised before they can be downloaded.");
+    expect(links(html)).not.toContain(downloadOf(o.uid));
+    expect(links(html)).toContain(invoiceOf(o.uid));
+    expect((await open(invoiceOf(o.uid))).headers.get("Content-Type")).toBe("application/pdf");
+    expect(await pageOf(o.uid, "es")).toContain("Personaliza tus entradas");
+  });
+
+  it("a group's dates paid together: the first order's page shows each date", async () => {
+    const g = unique("G");
+    const first = await shop({ group_type: 2, event_group: g, event_date: "2099-10-01 20:00:00" }, { name: "Day" });
+    const second = await shop({ group_type: 2, event_group: g, event_date: "2099-10-02 20:00:00" }, { name: "Day" });
+    const o = await apiOrder(first, 1, { event_ids: [first.event.id, second.event.id] });
+    expect(o.group_orders).toHaveLength(2);
+    await pay(o.payment.checkout_url);
+    const html = await pageOf(o.uid);
+    expect(html).toContain(first.event.event_name);
+    expect(html).toContain(second.event.event_name);
+    const other = await row(o.group_orders[1]);
+    expect(links(html)).toContain(downloadOf(o.uid));
+    expect(links(html)).toContain(downloadOf(other.uid));
+    expect(html.match(/Paid\. Thank you/g)).toHaveLength(2);
+  });
+
+  it("escapes the organiser's and the customer's texts", async () => {
+    const s = await shop({ event_name: `<script>alert("event")</script>` }, { name: "<img src=x onerror=alert(1)>" });
+    const o = await apiOrder(s, 1, { name: "<script>alert(1)</script>" });
+    const html = await pageOf(o.uid);
+    expect(html).not.toContain("<script>alert");
+    expect(html).not.toContain("<img src=x");
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    // The only script is the page's own module, from the service's assets.
+    expect(html.match(/<script/g)).toHaveLength(1);
+  });
+
+  it("an unknown or malformed uid is a 404 page in the page's language that names no order", async () => {
+    for (const uid of ["x".repeat(40), "no-such-order", "a".repeat(500), "%3Cscript%3E"]) {
+      const { res, html } = await page(uid, { lang: "nl" });
+      expect(res.status, uid).toBe(404);
+      expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+      expect(html).toMatch(/<html lang="nl">/);
+      expect(html).toContain("Bestelling niet gevonden");
+      expect(html).not.toContain("<script>");
+      expect(html).not.toMatch(/data-refresh/);
+    }
+    const { res, html } = await page("x".repeat(40), { headers: { "Accept-Language": "fr" } });
+    expect(res.status).toBe(404);
+    expect(html).toContain("Commande introuvable");
+  });
+
+  it("is private and framed only as the shop is: CSP with scripts from 'self', no store, not indexed", async () => {
+    const s = await shop();
+    const o = await apiOrder(s);
+    const { res } = await page(o.uid);
+    const csp = res.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toMatch(/frame-ancestors 'self'/);
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
+    expect(res.headers.get("X-Robots-Tag")).toBe("noindex");
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+  });
+
+  it("a shop order lands on its page from the test checkout and shows it paid", async () => {
+    const s = await shop();
+    const placed = await shopOrder(s);
+    const paid = await decide(placed.payment!.checkout_url, "pay");
+    const { res, html } = await page(placed.order.uid);
+    expect(paid.headers.get("Location")).toBe(orderPage(placed.order.uid));
+    expect(res.status).toBe(200);
+    expect(html).toContain("Paid. Thank you for your order!");
   });
 });
