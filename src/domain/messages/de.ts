@@ -39,6 +39,7 @@ export const de: Catalogue = {
     personalise: "Tickets personalisieren",
     personaliseFirst: "Ihre Tickets müssen personalisiert werden, bevor Sie sie herunterladen können.",
     invoice: "Rechnung herunterladen",
+    preparing: "Ihre Tickets werden erstellt: {ready} von {parts} Teilen fertig. Der Download-Link erscheint hier, sobald sie fertig sind.",
   },
   // The door app.
   door: {

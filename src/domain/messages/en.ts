@@ -37,6 +37,7 @@ export const en = {
     personalise: "Personalise your tickets",
     personaliseFirst: "Your tickets must be personalised before they can be downloaded.",
     invoice: "Download the invoice",
+    preparing: "Your tickets are being prepared: {ready} of {parts} parts done. The download link appears here when they are ready.",
   },
   // The door app.
   door: {

@@ -39,6 +39,7 @@ export const es: Catalogue = {
     personalise: "Personaliza tus entradas",
     personaliseFirst: "Tus entradas deben personalizarse antes de poder descargarlas.",
     invoice: "Descarga la factura",
+    preparing: "Estamos preparando tus entradas: {ready} de {parts} partes listas. El enlace de descarga aparecerá aquí cuando estén listas.",
   },
   // The door app.
   door: {

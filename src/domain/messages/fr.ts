@@ -39,6 +39,7 @@ export const fr: Catalogue = {
     personalise: "Personnaliser vos billets",
     personaliseFirst: "Vos billets doivent être personnalisés avant de pouvoir être téléchargés.",
     invoice: "Télécharger la facture",
+    preparing: "Vos billets sont en préparation : {ready} parties sur {parts} prêtes. Le lien de téléchargement apparaîtra ici dès qu'ils seront prêts.",
   },
   // The door app.
   door: {

@@ -39,6 +39,7 @@ export const nl: Catalogue = {
     personalise: "Personaliseer je tickets",
     personaliseFirst: "Je tickets moeten gepersonaliseerd worden voordat je ze kunt downloaden.",
     invoice: "Download de factuur",
+    preparing: "Je tickets worden klaargemaakt: {ready} van {parts} delen klaar. De downloadlink verschijnt hier zodra ze klaar zijn.",
   },
   // The door app.
   door: {

@@ -56,6 +56,7 @@ function DateSection({ date, lang }: { date: OrderPageDate; lang: Lang }) {
         </tfoot>
       </table>
       {date.toPersonalise ? <p>{words.personaliseFirst}</p> : null}
+      {date.preparing ? <p>{format(words.preparing, date.preparing)}</p> : null}
       <ul class="order-links">
         {date.downloadUrl ? (
           <li>

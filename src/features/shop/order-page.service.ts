@@ -9,6 +9,7 @@ import type { Deps } from "../../platform/deps";
 import { orderStatus } from "../checkout/order-status.service";
 import { ordersOfPaymentGroup } from "../ordering/order-placement";
 import { orderByUid, personalisationNeeds } from "../tickets/personalisation.service";
+import { downloadPreparing } from "../tickets/ticket-pdfs.service";
 
 /** What the order page says of an order (decisions.md 15 "The box office"), one text each in `orderPage.state`. */
 type OrderPageState = "awaitingPayment" | "paid" | "booked" | "awaitingConfirmation" | "confirmed" | "expired" | "cancelled" | "failed" | "refunded";
@@ -41,6 +42,8 @@ export interface OrderPageDate {
   toPersonalise: boolean;
   /** The invoice, as invoices.service answers it: events with `invoice_needed`, final orders with tickets. */
   invoiceUrl: string;
+  /** A large order's tickets still rendering in parts (the download would answer `202`): its progress; else null. */
+  preparing: { ready: number; parts: number } | null;
 }
 
 export interface OrderPage {
@@ -49,7 +52,7 @@ export interface OrderPage {
   dates: OrderPageDate[];
   /** The provider's checkout while the payment is open and its deadline has not passed; else "". */
   checkoutUrl: string;
-  /** Something may still change by itself: payment open or confirmation awaited. */
+  /** Something may still change by itself: payment open, confirmation awaited, or tickets rendering. */
   pending: boolean;
 }
 
@@ -80,15 +83,17 @@ export async function orderPage(deps: Deps, uid: string): Promise<OrderPage> {
     const final = isFinalOrder(o);
     const status = await orderStatus(deps, o);
     const needs = final ? await personalisationNeeds(deps, o) : [];
+    const rendering = status.tickets_ready ? await downloadPreparing(deps, o) : null;
     const asked = needs.some((n) => n.fields.length > 0);
     dates.push({
       order: o,
       event,
       state,
-      downloadUrl: status.download_url,
+      downloadUrl: rendering ? "" : status.download_url,
       personaliseUrl: asked ? `${base}/tickets/${o.uid}/personalise` : "",
       toPersonalise: asked && !status.tickets_ready,
       invoiceUrl: event.invoiceNeeded && final && needs.length > 0 ? `${base}/invoices/${o.uid}` : "",
+      preparing: rendering ? { ready: rendering.ready, parts: rendering.parts } : null,
     });
   }
   const open = order.paymentStatus === "open";
@@ -97,7 +102,7 @@ export async function orderPage(deps: Deps, uid: string): Promise<OrderPage> {
     order,
     dates,
     checkoutUrl: payable ? order.checkoutUrl : "",
-    pending: dates.some((d) => d.state === "awaitingPayment" || d.state === "awaitingConfirmation"),
+    pending: dates.some((d) => d.state === "awaitingPayment" || d.state === "awaitingConfirmation" || d.preparing !== null),
   };
 }
 

@@ -12,6 +12,7 @@ import { expireOrder } from "../../../src/features/payments/payments.service";
 import { refundOrder } from "../../../src/features/payments/refunds.service";
 import { BASE, ORIGIN, call, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../../helpers/catalogue";
+import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
 import { stripeEnv } from "../../helpers/stripe";
 import { wallClockAt } from "../../helpers/wall-clock";
 import { programStub, receivedBy } from "../../helpers/stubs";
@@ -321,6 +322,26 @@ describe("the order page", () => {
     expect(links(html)).toContain(downloadOf(o.uid));
     expect(links(html)).toContain(downloadOf(other.uid));
     expect(html.match(/Paid\. Thank you/g)).toHaveLength(2);
+  });
+
+  it("tickets rendering in parts: pending with the progress and no download link, the render started; the download once kept", async () => {
+    const e = await createOrderEvent();
+    const t = await createOrderType(e.id, "Crowd");
+    const o = await placeOrder(orderBody(e.id, [t.id], { [t.id]: 101 }));
+    const html = await pageOf(o.uid);
+    expect(html).toMatch(/Your tickets are being prepared: \d of 2 parts done\./);
+    expect(html).toMatch(REFRESHING);
+    expect(links(html)).not.toContain(downloadOf(o.uid));
+    // The page asked for the render, as a download would have: its marker is in R2.
+    expect((await env.FILES.list({ prefix: `ticket-parts/${o.uid}/` })).objects.length).toBeGreaterThan(0);
+    expect(await pageOf(o.uid, "nl")).toContain("Je tickets worden klaargemaakt");
+
+    // Once the PDF is kept the download is offered and nothing is pending.
+    await env.FILES.put(`tickets/${o.uid}.pdf`, "%PDF-1.7 stand-in");
+    const kept = await pageOf(o.uid);
+    expect(links(kept)).toContain(downloadOf(o.uid));
+    expect(kept).not.toMatch(/data-refresh/);
+    expect(kept).not.toContain("being prepared");
   });
 
   it("escapes the organiser's and the customer's texts", async () => {
