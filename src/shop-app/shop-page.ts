@@ -221,6 +221,10 @@ export function startShopPage(): void {
     const form = orderForm();
     const control = event.target;
     if (!form || !(control instanceof HTMLInputElement || control instanceof HTMLSelectElement) || control.form !== form) return;
+    // Not when the focus goes to the order button: a line shown now would move the button away from under the
+    // pointer between press and release, and the click would be lost; the submit checks everything anyway.
+    const next = event.relatedTarget;
+    if (next instanceof HTMLButtonElement && next.form === form) return;
     if (touched.has(control) && control.name !== "event_ids") recheck(form, control);
   });
 
