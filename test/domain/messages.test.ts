@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ERROR_CODES } from "../../src/domain/error-codes";
 import { errorText, format, formatMoney, LANGUAGES, messagesFor, pickLanguage } from "../../src/domain/messages";
 
 describe("the message catalogues (decisions.md 15 'Languages')", () => {
@@ -32,6 +33,20 @@ describe("the message catalogues (decisions.md 15 'Languages')", () => {
 });
 
 describe("errorText and formatMoney", () => {
+  it("has a text of its own for every registered code, and the invalid ids a visitor or door meets, in every language", () => {
+    const codes = [...Object.keys(ERROR_CODES), "rest_event_invalid_id", "rest_order_invalid_id", "rest_ticket_invalid_id", "rest_ticket_type_invalid_id"];
+    for (const lang of LANGUAGES) {
+      for (const code of codes) {
+        const text = errorText(lang, code, "FALLBACK");
+        expect(text, `${lang} ${code}`).not.toBe("FALLBACK");
+        expect(text.trim(), `${lang} ${code}`).not.toBe("");
+        // A translation, not the English copied (a code may share its English text only in English).
+        if (lang !== "en") expect(text, `${lang} ${code}`).not.toBe(errorText("en", code, ""));
+      }
+    }
+    expect(errorText("nl", "order_no_tickets", "No tickets ordered")).toBe("Kies minstens één ticket.");
+  });
+
   it("falls back to the service's message for a code without a text", () => {
     expect(errorText("nl", "no_such_code", "The service's own words")).toBe("The service's own words");
   });
