@@ -194,7 +194,9 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       assert.ok(ctx.revoked);
       assert.equal(ctx.vip.length, 1);
 
+      // The phone's language is English (the app follows navigator.languages): the machine's locale plays no part.
       browser = await launchChromium([
+        "--lang=en-US",
         "--use-fake-ui-for-media-stream",
         "--use-fake-device-for-media-stream",
         `--use-file-for-fake-video-capture=${qrVideo(codeOf(ctx.general[1]), "camera")}`,
@@ -229,6 +231,57 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     } finally {
       await phone.close();
     }
+  });
+
+  step("speaks Dutch when chosen on the set-up screen, keeps the choice, and goes back to English (decisions.md 15 'Languages')", async () => {
+    await page.goto(`${service.url}/door/`, { waitUntil: "load" });
+    await page.waitForFunction(() => !document.getElementById("setup").hidden);
+    const words = () =>
+      page.evaluate(() => ({
+        lang: document.documentElement.lang,
+        title: document.title,
+        heading: document.querySelector("#setup h1")?.textContent,
+        language: document.querySelector('label[for="language-select"]')?.textContent,
+        keyLabel: document.querySelector('label[for="key-input"]')?.textContent,
+        placeholder: document.getElementById("key-input")?.getAttribute("placeholder"),
+        useKey: document.querySelector('#key-form button[type="submit"]')?.textContent,
+        chosen: document.getElementById("language-select")?.value,
+      }));
+    assert.deepEqual(await words(), {
+      lang: "en",
+      title: "Door",
+      heading: "Door",
+      language: "Language",
+      keyLabel: "Scan key",
+      placeholder: "16 letters and digits",
+      useKey: "Use this key",
+      chosen: "en",
+    });
+    const dutch = {
+      lang: "nl",
+      title: "Deur",
+      heading: "Deur",
+      language: "Taal",
+      keyLabel: "Scansleutel",
+      placeholder: "16 letters en cijfers",
+      useKey: "Deze sleutel gebruiken",
+      chosen: "nl",
+    };
+    await page.select("#language-select", "nl");
+    assert.deepEqual(await words(), dutch);
+    // A malformed key is refused in Dutch too.
+    await page.type("#key-input", "too short");
+    await page.click('#key-form button[type="submit"]');
+    assert.equal(await page.$eval("#setup-message", (e) => e.textContent), "Een scansleutel bestaat uit 16 letters en cijfers.");
+    await page.screenshot({ path: join(shots, "setup-nl.png") });
+    await expectNoAxeViolations(page, "the door app's set-up screen in Dutch");
+    // The phone keeps the choice.
+    await page.reload({ waitUntil: "load" });
+    await page.waitForFunction(() => !document.getElementById("setup").hidden);
+    assert.deepEqual(await words(), dutch);
+    await page.select("#language-select", "en");
+    assert.equal((await words()).useKey, "Use this key");
+    assert.equal(await page.evaluate(() => document.documentElement.lang), "en");
   });
 
   step("sets up from a photo of the key's QR code (GET /admin/events/<id>/scan-keys/<key>/qr) and syncs the list", async () => {
