@@ -97,7 +97,8 @@ function scan(code: string): Promise<void> {
     try {
       show(await door.scan(code.trim()));
     } catch (error) {
-      show({ kind: "refused", title: t.keyRefused, name: "", type: "", detail: error instanceof KeyRefused ? t.keyNoLongerKnown : said(error), offline: false });
+      const keyGone = error instanceof KeyRefused;
+      show({ kind: "refused", title: keyGone ? t.keyRefused : t.refused, name: "", type: "", detail: keyGone ? t.keyNoLongerKnown : said(error), offline: false });
     }
     await refresh();
   });

@@ -2,10 +2,11 @@
 // the service started by `wrangler dev` (scripts/local-service.mjs), with ticket codes signed by a key made for the
 // run, as in production.
 //
-// A door phone's evening: the app is set up from the scan key's QR code (its link, or a photo of the image the admin
-// API prints), syncs the offline list, admits a ticket read
-// from a photo and one from the camera (Chromium's fake camera playing a video of the ticket's QR code), shows a second
-// scan as already scanned (when and where) and another type's ticket as wrong for this entrance; then the network goes
+// A door phone's evening: the set-up screen switches to Dutch and back (decisions.md 15 "Languages"), the app is set
+// up from the scan key's QR code (its link, or a photo of the image the admin API prints), syncs the offline list,
+// admits a ticket read from a photo and one from the camera (Chromium's fake camera playing a video of the ticket's QR
+// code), shows a second scan as already scanned (when and where), another type's ticket as wrong for this entrance
+// and a refusal by the service in its words for the error code; then the network goes
 // (devtools' offline emulation), the app decides from its list, queues, reopens from its service worker, and when the
 // network is back replays its scans and shows the one another door admitted meanwhile as a conflict.
 //
@@ -209,7 +210,10 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       page.on("console", (msg) => {
         // Requests the network emulation refuses are expected while offline, 401s once the key is deleted; anything
         // else is a fault.
-        const expected = /Failed to load resource: net::ERR_INTERNET_DISCONNECTED/.test(msg.text()) || (ctx.keyDeleted && /status of 401/.test(msg.text()));
+        const expected =
+          /Failed to load resource: net::ERR_INTERNET_DISCONNECTED/.test(msg.text()) ||
+          (ctx.keyDeleted && /status of 401/.test(msg.text())) ||
+          (ctx.refusalAsked && /status of 400/.test(msg.text()));
         if (msg.type() === "error" && !expected) ctx.pageErrors.push(msg.text());
       });
       failed = false;
@@ -331,6 +335,21 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(shown.kind, "refused", JSON.stringify(shown));
     assert.equal(shown.title, "Wrong ticket for this entrance");
     await page.screenshot({ path: join(shots, "wrong-ticket.png") });
+  });
+
+  step("shows a refusal by the service in the door's words for its error code", async () => {
+    // POST /scans refuses an id of more than 300 characters with 400 rest_invalid_param (decisions.md 3).
+    ctx.refusalAsked = true;
+    const shown = await nextAnswer(async () => {
+      await page.$eval("#code-input", (input) => {
+        input.value = "x".repeat(301);
+      });
+      await page.click('#code-form button[type="submit"]');
+    });
+    assert.equal(shown.kind, "refused", JSON.stringify(shown));
+    assert.equal(shown.title, "Refused");
+    assert.equal(shown.detail, "Some of the values entered are not valid.");
+    ctx.refusalAsked = false;
   });
 
   step("reads a ticket from the camera", async () => {
