@@ -1,4 +1,4 @@
-import type { IdResource, InvalidIdCode, RegisteredCode } from "../error-codes";
+import type { IdResource, InvalidIdCodeOf, RegisteredCode } from "../error-codes";
 
 /**
  * The path ids a shop visitor or a door person can name wrong (a shared link to an event, an order page, a ticket's
@@ -8,4 +8,4 @@ import type { IdResource, InvalidIdCode, RegisteredCode } from "../error-codes";
 type VisitorIdResource = Extract<IdResource, "event" | "order" | "ticket" | "ticket_type">;
 
 /** The codes every catalogue's `errors` section has a text for (decisions.md 15 "Languages"). */
-export type ErrorTextCode = RegisteredCode | Extract<InvalidIdCode, `rest_${VisitorIdResource}_invalid_id`>;
+export type ErrorTextCode = RegisteredCode | InvalidIdCodeOf<VisitorIdResource>;
