@@ -82,14 +82,14 @@ export function checkTicketLines(types: readonly TicketTypeRow[], counts: Readon
   const lines: TicketLine[] = [];
   for (const type of types) {
     const count = counts.get(type.id);
-    if (count === undefined) throw fail.order_missing_ticket_type(`Missing ticket type: ${type.name}`);
+    if (count === undefined) throw fail.order_missing_ticket_type(`Missing ticket type: ${type.name}`, { subject: { ticketType: type.id } });
     lines.push({ type, count });
   }
   if (lines.every((l) => l.count === 0)) throw fail.order_no_tickets();
   for (const { type, count } of lines) {
     if (count === 0) continue;
     if (count < type.minimumToOrder || (type.maximumToOrder > 0 && count > type.maximumToOrder)) {
-      throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`);
+      throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`, { subject: { ticketType: type.id } });
     }
   }
   return lines;
@@ -140,12 +140,12 @@ export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: Readon
   const known = new Set(orderLevel.map((f) => f.id));
   for (const id of sent.keys()) if (!known.has(id)) throw fail.order_illegal_field_value();
   for (const f of orderLevel) {
-    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw fail.order_required_fields();
+    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw fail.order_required_fields(undefined, { subject: { field: f.id } });
   }
   const answers: FieldAnswer[] = [];
   for (const f of orderLevel) {
     const value = (sent.get(f.id) ?? "").trim();
-    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value();
+    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value(undefined, { subject: { field: f.id } });
     answers.push({ field: f, value });
   }
   return answers;
