@@ -5,6 +5,7 @@ import { idempotencyKeys, orderClaims } from "../../../src/db/schema";
 import { errorText, type Lang, messagesFor } from "../../../src/domain/messages";
 import { ADMIN, API_KEY, BASE, basic, unique } from "../../helpers/api";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
+import { programStub, receivedBy, stubUrl } from "../../helpers/stubs";
 import { wallClockAt } from "../../helpers/wall-clock";
 import {
   enteredValue,
@@ -296,6 +297,25 @@ describe("refusals: each error beside its field, in the page's language, nothing
     }
     const html = await refused(s, validForm(s, [1], { email: "three@example.com" }), "de", from);
     expect(summaryOf(html)).toEqual([{ control: null, text: errorText("de", "order_too_many_open", "You already have orders waiting for payment") }]);
+  });
+});
+
+describe("reCAPTCHA", () => {
+  it("g-recaptcha-response is the order's token, verified as the API verifies it; without it, the refusal is on the page", async () => {
+    const name = unique("shop-cap");
+    await programStub(name, { body: '{"success": true}' });
+    const overrides = { RECAPTCHA_VERIFY_URL: stubUrl(`/${name}/siteverify`), RECAPTCHA_SECRET: "sekret", RECAPTCHA_SITE_KEY: "site-key" };
+    const s = await shop({ event: { recaptcha_needed: true } });
+    const missing = await postForm(s.event.id, validForm(s), { lang: "nl", overrides });
+    const html = await pageHtml(missing, 422);
+    expect(summaryOf(html)).toEqual([{ control: null, text: errorText("nl", "order_captcha_failed", "Wrong reCAPTCHA") }]);
+    expect(html).toContain('<div class="g-recaptcha" data-sitekey="site-key"></div>');
+    const res = await postForm(s.event.id, validForm(s, [1], { "g-recaptcha-response": "tok-from-widget" }), { overrides });
+    expect(res.status, await res.clone().text()).toBe(303);
+    const got = await receivedBy(name);
+    expect(got).toHaveLength(1);
+    expect(new URLSearchParams(got[0]!.body).get("response")).toBe("tok-from-widget");
+    expect(await ordersOf(s.event.id)).toHaveLength(1);
   });
 });
 
