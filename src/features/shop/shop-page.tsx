@@ -370,6 +370,7 @@ export function ShopPage({ data: given }: { data: ShopPageData }) {
   const words = messagesFor(lang).shop;
   return (
     <ShopLayout lang={lang} page="shop" title={view.event_name} path={shopPath(view.event_id)} head={data.head}>
+      <ErrorSummary data={data} />
       <h1>{view.event_name}</h1>
       {view.event_date !== "" ? (
         <p class="event-date">
@@ -389,7 +390,6 @@ export function ShopPage({ data: given }: { data: ShopPageData }) {
           </ul>
         </div>
       ) : null}
-      <ErrorSummary data={data} />
       {view.open ? <OrderForm data={data} /> : <Closed data={data} />}
     </ShopLayout>
   );

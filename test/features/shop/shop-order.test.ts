@@ -104,7 +104,7 @@ describe("the shop page's post: where it goes next", () => {
     expect(Object.keys(body)).toEqual(["location"]);
     expect(body.location).toBe((await ordersOf(s.event.id))[0]!.checkoutUrl);
     const html = await refused(s, validForm(s, [1], { name: "" }), "en", { Accept: "application/json" });
-    expect(html).toContain('<div id="form-errors" role="alert"');
+    expect(html).toContain('<main id="main"><div id="form-errors" role="alert"');
   });
 
   it("a group's chosen dates order through event_ids", async () => {
@@ -287,6 +287,13 @@ describe("refusals: each error beside its field, in the page's language, nothing
       () => validForm(once),
       (lang) => errorText(lang, "order_already_ordered", message),
     );
+  });
+
+  it("the outbound eligibility check: its refusal, with the consumer's message", async () => {
+    const name = unique("shop-elig");
+    await programStub(name, { status: 403, body: '{"count": 0, "error": "Members only"}' });
+    const s = await shop({ event: { user_groups_needed: true, user_groups: { group_type: 2, rest_url: stubUrl(`/${name}/check`), rest_header: "X-Secret: abc" } } });
+    await refusedInSummary(s, () => validForm(s), byCode("order_not_allowed", "Members only"));
   });
 
   it("too many open orders: the ordering key's limit of two per buyer", async () => {
