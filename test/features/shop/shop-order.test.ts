@@ -304,6 +304,10 @@ describe("refusals: each error beside its field, in the page's language, nothing
     }
     const html = await refused(s, validForm(s, [1], { email: "three@example.com" }), "de", from);
     expect(summaryOf(html)).toEqual([{ control: null, text: errorText("de", "order_too_many_open", "You already have orders waiting for payment") }]);
+    // It says when to come back, as the API's 429 does.
+    const again = await postForm(s.event.id, validForm(s, [1], { email: "four@example.com" }), { headers: from });
+    expect(again.status).toBe(422);
+    expect(again.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
   });
 });
 
