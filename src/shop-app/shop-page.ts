@@ -150,14 +150,17 @@ function showProblem(control: Control, text: string | null): void {
   describedBy(control, errorId, true);
 }
 
-/** The error summary above the form (the form contract): each problem a link to its field; focused. */
+/** The error summary first in <main> (the form contract): each problem a link to its field; focused. */
 function showSummary(form: HTMLFormElement, heading: string, items: { href?: string; text: string }[]): void {
   let box = document.getElementById("form-errors");
   if (!box) {
     box = document.createElement("div");
     box.id = "form-errors";
     box.setAttribute("role", "alert");
-    form.before(box);
+    // Where the page itself puts it: first in <main>.
+    const main = document.getElementById("main");
+    if (main) main.prepend(box);
+    else form.before(box);
   }
   box.tabIndex = -1;
   const title = document.createElement("h2");
