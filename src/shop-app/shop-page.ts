@@ -1,5 +1,5 @@
 import { formatMoney, LANGUAGES, type Lang } from "../domain/messages";
-import { type CheckCode, countProblem, emailProblem, fieldProblem, nameProblem } from "./shop-checks";
+import { type CheckCode, countProblem, emailProblem, fieldProblem, nameProblem } from "../domain/shop-checks";
 import { countOf, readVolume, shopTotals } from "./shop-totals";
 
 /**
@@ -61,7 +61,7 @@ function updateTotals(form: HTMLFormElement): void {
   if (vat) vat.textContent = formatMoney(totals.vatCents, currency, lang);
 }
 
-/** The problem of one control as the order's rules see it (src/shop-app/shop-checks.ts), or null. */
+/** The problem of one control as the order's rules see it (src/domain/shop-checks.ts), or null. */
 function problemOf(form: HTMLFormElement, control: Control): CheckCode | null {
   const name = control.name;
   if (name === "name") return nameProblem(control.value);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkFieldAnswers, checkTicketLines } from "../../src/domain/order-rules";
 import { orderTotals, unitPriceCents } from "../../src/domain/pricing";
-import { countProblem, emailProblem, fieldProblem, nameProblem } from "../../src/shop-app/shop-checks";
+import { countProblem, emailProblem, fieldProblem, nameProblem } from "../../src/domain/shop-checks";
 import { countOf, readVolume, shopTotals } from "../../src/shop-app/shop-totals";
 import type { InputFieldRow, TicketTypeRow } from "../../src/db/rows";
 

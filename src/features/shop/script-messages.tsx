@@ -1,10 +1,10 @@
 import { raw } from "hono/html";
 import { ERROR_CODES } from "../../domain/error-codes";
 import { errorText, type Lang, messagesFor } from "../../domain/messages";
-import type { CheckCode } from "../../shop-app/shop-checks";
+import type { CheckCode } from "../../domain/shop-checks";
 
 /**
- * Every code the page's script may show before the form is sent (src/shop-app/shop-checks.ts), keyed by its type:
+ * Every code the page's script may show before the form is sent (src/domain/shop-checks.ts), keyed by its type:
  * a code the checks answer and this list lacks fails the type check.
  */
 const SCRIPT_CODES: { readonly [C in CheckCode]: C } = {

@@ -1,6 +1,6 @@
-import { isEmailAddress } from "../domain/email-address";
-import { type InputFieldSpec, isLegalFieldValue } from "../domain/input-field-rules";
-import { isLegalCount } from "../domain/ticket-counts";
+import { isEmailAddress } from "./email-address";
+import { type InputFieldSpec, isLegalFieldValue } from "./input-field-rules";
+import { isLegalCount } from "./ticket-counts";
 
 /**
  * What the shop page's script can tell before the form is sent (decisions.md 15 "The box office": inline checks),
