@@ -168,3 +168,10 @@ export function codeOfStatus(status: number): RegisteredCode | undefined {
   for (const [code, entry] of Object.entries(ERROR_CODES) as [RegisteredCode, ErrorEntry][]) if (entry.fallbackFor?.includes(status)) return code;
   return undefined;
 }
+
+/**
+ * Each registered code by name, for the code that must name one without making an error: a browser script that
+ * answers the code the service would (domain/shop-checks.ts). `CODE.order_no_tickets` is the string
+ * "order_no_tickets", written once, as the registry's key.
+ */
+export const CODE = Object.fromEntries(Object.keys(ERROR_CODES).map((code) => [code, code])) as { readonly [C in RegisteredCode]: C };

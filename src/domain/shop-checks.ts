@@ -1,3 +1,4 @@
+import { CODE } from "./error-codes";
 import { isEmailAddress } from "./email-address";
 import { type InputFieldSpec, isLegalFieldValue } from "./input-field-rules";
 import { isLegalCount } from "./ticket-counts";
@@ -9,28 +10,30 @@ import { isLegalCount } from "./ticket-counts";
  * everything again; these only spare the customer a round trip.
  */
 
-/** The codes these checks answer: the page carries their texts (src/features/shop/script-messages.tsx lists them). */
-export type CheckCode =
-  | "order_missing_input"
-  | "order_invalid_email"
-  | "order_no_tickets"
-  | "order_wrong_amount"
-  | "order_stock_unavailable"
-  | "order_required_fields"
-  | "order_illegal_field_value"
-  | "order_terms_not_accepted"
-  | "order_invalid_event_ids";
+/** The codes these checks answer: the page carries their texts (src/features/shop/script-messages.tsx). */
+export const CHECK_CODES = [
+  CODE.order_missing_input,
+  CODE.order_invalid_email,
+  CODE.order_no_tickets,
+  CODE.order_wrong_amount,
+  CODE.order_stock_unavailable,
+  CODE.order_required_fields,
+  CODE.order_illegal_field_value,
+  CODE.order_terms_not_accepted,
+  CODE.order_invalid_event_ids,
+] as const;
+export type CheckCode = (typeof CHECK_CODES)[number];
 
 /** Name (domain/order-rules.ts checkOrderer): present. */
 export function nameProblem(name: string): CheckCode | null {
-  return name.trim() === "" ? "order_missing_input" : null;
+  return name.trim() === "" ? CODE.order_missing_input : null;
 }
 
 /** Email (checkOrderer): present, of the shape the service accepts (domain/email-address.ts). */
 export function emailProblem(email: string): CheckCode | null {
   const e = email.trim();
-  if (e === "") return "order_missing_input";
-  return isEmailAddress(e) ? null : "order_invalid_email";
+  if (e === "") return CODE.order_missing_input;
+  return isEmailAddress(e) ? null : CODE.order_invalid_email;
 }
 
 export interface CountLimits {
@@ -46,16 +49,31 @@ export interface CountLimits {
 export function countProblem(text: string, limits: CountLimits): CheckCode | null {
   const t = text.trim();
   if (t === "") return null;
-  if (!/^\d{1,6}$/.test(t)) return "order_wrong_amount";
+  if (!/^\d{1,6}$/.test(t)) return CODE.order_wrong_amount;
   const count = Number(t);
-  if (!isLegalCount(count, limits.minimum, limits.maximum)) return "order_wrong_amount";
-  if (limits.remaining !== null && count > limits.remaining) return "order_stock_unavailable";
+  if (!isLegalCount(count, limits.minimum, limits.maximum)) return CODE.order_wrong_amount;
+  if (limits.remaining !== null && count > limits.remaining) return CODE.order_stock_unavailable;
   return null;
 }
 
 /** An order-level input field's answer (domain/input-field-rules.ts): given when required, legal when given. */
 export function fieldProblem(field: Pick<InputFieldSpec, "type" | "value" | "min" | "max">, value: string, required: boolean): CheckCode | null {
   const v = value.trim();
-  if (v === "") return required ? "order_required_fields" : null;
-  return isLegalFieldValue(field, v) ? null : "order_illegal_field_value";
+  if (v === "") return required ? CODE.order_required_fields : null;
+  return isLegalFieldValue(field, v) ? null : CODE.order_illegal_field_value;
+}
+
+/** Terms (customer-orders.service.ts): an event with terms needs them accepted. */
+export function termsProblem(accepted: boolean): CheckCode | null {
+  return accepted ? null : CODE.order_terms_not_accepted;
+}
+
+/** A group's dates (customer-orders.service.ts chosenEvents): at least one chosen. */
+export function datesProblem(anyChosen: boolean): CheckCode | null {
+  return anyChosen ? null : CODE.order_invalid_event_ids;
+}
+
+/** The whole order (domain/order-rules.ts): at least one ticket. */
+export function ticketsProblem(totalCount: number): CheckCode | null {
+  return totalCount > 0 ? null : CODE.order_no_tickets;
 }

@@ -1,5 +1,5 @@
 import { formatMoney, LANGUAGES, type Lang } from "../domain/messages";
-import { type CheckCode, countProblem, emailProblem, fieldProblem, nameProblem } from "../domain/shop-checks";
+import { type CheckCode, countProblem, datesProblem, emailProblem, fieldProblem, nameProblem, termsProblem, ticketsProblem } from "../domain/shop-checks";
 import { countOf, readVolume, shopTotals } from "./shop-totals";
 
 /**
@@ -86,8 +86,8 @@ function problemOf(form: HTMLFormElement, control: Control): CheckCode | null {
           : { type: "text" as const, value: "", min: control.getAttribute("minlength") ?? "", max: control.getAttribute("maxlength") ?? "" };
     return fieldProblem(spec, control.value, required);
   }
-  if (name === "terms_accepted") return (control as HTMLInputElement).checked ? null : "order_terms_not_accepted";
-  if (name === "event_ids") return dateInputs(form).some((i) => i.checked) ? null : "order_invalid_event_ids";
+  if (name === "terms_accepted") return termsProblem((control as HTMLInputElement).checked);
+  if (name === "event_ids") return datesProblem(dateInputs(form).some((i) => i.checked));
   return null;
 }
 
@@ -112,9 +112,8 @@ function allProblems(form: HTMLFormElement): { control: Control; code: CheckCode
   }
   const tickets = ticketInputs(form);
   const first = tickets[0];
-  if (first && tickets.every((t) => countOf(t.value) === 0) && !found.some((p) => p.control.name.startsWith("ticket_"))) {
-    found.push({ control: first, code: "order_no_tickets" });
-  }
+  const none = ticketsProblem(tickets.reduce((n, t) => n + countOf(t.value), 0));
+  if (first && none && !found.some((p) => p.control.name.startsWith("ticket_"))) found.push({ control: first, code: none });
   return found.sort((a, b) => (a.control.compareDocumentPosition(b.control) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkFieldAnswers, checkTicketLines } from "../../src/domain/order-rules";
 import { orderTotals, unitPriceCents } from "../../src/domain/pricing";
-import { countProblem, emailProblem, fieldProblem, nameProblem } from "../../src/domain/shop-checks";
+import { CHECK_CODES, countProblem, datesProblem, emailProblem, fieldProblem, nameProblem, termsProblem, ticketsProblem } from "../../src/domain/shop-checks";
+import { ERROR_CODES } from "../../src/domain/error-codes";
 import { countOf, readVolume, shopTotals } from "../../src/shop-app/shop-totals";
 import type { InputFieldRow, TicketTypeRow } from "../../src/db/rows";
 
@@ -100,5 +101,20 @@ describe("the shop page's inline checks", () => {
     expect(emailProblem("")).toBe("order_missing_input");
     expect(emailProblem("ann@example")).toBe("order_invalid_email");
     expect(emailProblem(" ann@example.org ")).toBeNull();
+  });
+});
+
+describe("the shop page's whole-form checks", () => {
+  it("answer the codes the service answers for terms, dates and an order of no tickets", () => {
+    expect(termsProblem(false)).toBe("order_terms_not_accepted");
+    expect(termsProblem(true)).toBeNull();
+    expect(datesProblem(false)).toBe("order_invalid_event_ids");
+    expect(datesProblem(true)).toBeNull();
+    expect(ticketsProblem(0)).toBe("order_no_tickets");
+    expect(ticketsProblem(2)).toBeNull();
+  });
+
+  it("answer only registered codes, the ones the page carries texts for", () => {
+    for (const code of CHECK_CODES) expect(ERROR_CODES[code], code).toBeDefined();
   });
 });
