@@ -15,6 +15,7 @@ import { couponEmailsRoutes } from "./features/coupons/coupon-emails.routes";
 import { couponsRoutes } from "./features/coupons/coupons.routes";
 import { customerOrdersRoutes } from "./features/checkout/customer-orders.routes";
 import { shopRoutes } from "./features/shop/shop.routes";
+import { orderPageRoutes } from "./features/shop/order-page.routes";
 import { emailListsRoutes } from "./features/files/email-lists.routes";
 import { emailsRoutes } from "./features/messaging/emails.routes";
 import { eventsRoutes } from "./features/catalogue/events.routes";
@@ -65,6 +66,7 @@ export function buildApp() {
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);
   // The box office (decisions.md 15): pages anyone may open, no key.
+  app.route(`${API_BASE}/shop`, orderPageRoutes);
   app.route(`${API_BASE}/shop`, shopRoutes);
 
   app.use(`${API_BASE}/*`, requireApiKey);

@@ -271,6 +271,9 @@ export interface OrderFieldValue {
   value: string;
 }
 
+/** Where an order was placed: the shop's pages or the API (decisions.md 15 "The box office"). */
+export type OrderChannel = "api" | "shop";
+
 export const orders = sqliteTable(
   "orders",
   {
@@ -321,6 +324,9 @@ export const orders = sqliteTable(
     idempotencyRef: text("idempotency_ref"),
     // The provider's checkout address of an open order, kept to answer such a retry.
     checkoutUrl: text("checkout_url").notNull().default(""),
+    // Where the order was placed: `shop` (the box office's form) or `api`; it says where the customer returns to
+    // from the payment provider (decisions.md 15 "The box office"; payments/return-address.ts).
+    placedVia: text("placed_via").$type<OrderChannel>().notNull().default("api"),
     createdAt: integer("created_at").notNull(),
     modifiedAt: integer("modified_at").notNull().default(0),
   },

@@ -84,10 +84,9 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core
 export async function expectNoAxeViolations(page, label) {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is a global the test evaluated into the page
-    const result = await (/** @type {any} */ (globalThis).axe).run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
-    return result.violations.map((v /** @type {any} */) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n /** @type {any} */) => n.target.join(" ")).slice(0, 5) }));
+    // axe is a global the test evaluated into the page.
+    const result = await globalThis.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
   });
   if (violations.length > 0) throw new Error(`axe-core found ${violations.length} violation(s) on ${label}:\n${JSON.stringify(violations, null, 2)}`);
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, or } from "drizzle-orm";
 import { inIds } from "../../db/client";
-import { events, orders } from "../../db/schema";
+import { events, orders, type OrderChannel } from "../../db/schema";
 import { fail, invalidId } from "../../domain/errors";
 import type { CustomerOrderInput } from "./customer-orders.schema";
 import type { Deps } from "../../platform/deps";
@@ -10,10 +10,19 @@ import { placeOrders } from "../ordering/order-placement";
 import { checkOrderer, checkOrderSize, checkSaleWindow, checkTicketLines, readTicketCounts, waitingDeadline } from "../../domain/order-rules";
 import { providerForEvent, providerOfPayment } from "../payments/payment-providers";
 import { failUnstartedCheckout } from "../payments/payments.service";
+import { returnAddress } from "../payments/return-address";
 import { verifyCaptcha } from "./captcha";
 import { buyerAddressKey, confirmationFor, openOrderClaims, whoMayOrder } from "../ordering/order-eligibility";
 import { formatDateTime, formatOptionalDateTime } from "../../lib/time";
 import type { ClaimRow, EventRow, OrderRow } from "../../db/rows";
+
+export interface CustomerOrderOptions {
+  /**
+   * Where the order is placed (decisions.md 15 "The box office"): `shop` for the box office's form, whose customers
+   * return from the provider to the shop's order page; `api` (the default) keeps the status route.
+   */
+  via?: OrderChannel;
+}
 
 export interface CustomerOrderResult {
   order: OrderRow;
@@ -82,7 +91,9 @@ export async function createCustomerOrder(
   ipAddress: string,
   idempotencyRef: string | null = null,
   caller: "api" | "ordering" = "api",
+  options: CustomerOrderOptions = {},
 ): Promise<CustomerOrderResult> {
+  const via = options.via ?? "api";
   const { name, email } = checkOrderer(input.name, input.email);
   if (event.terms.trim() !== "" && input.terms_accepted !== true) throw fail.order_terms_not_accepted();
   if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);
@@ -112,21 +123,21 @@ export async function createCustomerOrder(
   if (total === 0) {
     const confirmation = confirmationFor(dates[0]!);
     const placed = confirmation
-      ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation, idempotencyRef })
-      : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims, idempotencyRef });
+      ? await placeOrders(deps, drafts, "booked", who, null, { claims, confirmation, idempotencyRef, via })
+      : await placeOrders(deps, drafts.map(withTickets), "booked", who, null, { claims, idempotencyRef, via });
     const awaiting = confirmation ? awaitingConfirmation(placed[0]!, confirmation.timeoutMinutes, deps.config.timezone) : null;
     return { order: placed[0]!, event: dates[0]!, groupOrders: placed.map((o) => o.id), payment: null, confirmation: awaiting };
   }
   if (caller === "ordering") await claimOpenPlaces(deps, drafts, claims, email, ipAddress);
   const provider = providerForEvent(deps, dates[0]!);
-  const placed = await placeOrders(deps, drafts, "open", who, deps.config.orderHoldMinutes * 60, { claims, idempotencyRef });
+  const placed = await placeOrders(deps, drafts, "open", who, deps.config.orderHoldMinutes * 60, { claims, idempotencyRef, via });
   const first = placed[0]!;
   const expiresAt = first.expiresAt!;
   let checkout: { checkoutUrl: string; paymentId: string };
   try {
     checkout = await provider.startCheckout(deps, {
       uid: first.paymentGroup,
-      orderId: first.id,
+      returnUrl: returnAddress(deps.origin, dates[0]!, first),
       totalCents: total,
       currency: first.currency,
       expiresAt,

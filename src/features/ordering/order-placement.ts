@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { isCheckViolation, isUniqueViolation } from "../../db/client";
-import { coupons, orderClaims, orders, type OrderSeats, type StockDeduction } from "../../db/schema";
+import { coupons, orderClaims, orders, type OrderChannel, type OrderSeats, type StockDeduction } from "../../db/schema";
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { usageLimitReached } from "../../domain/coupon-rules";
@@ -100,6 +100,8 @@ export interface PlacementOptions {
   confirmation?: { timeoutMinutes: number };
   /** The request's `Idempotency-Key` as a hash (http/idempotency.ts): a retry after a crash finds these orders. */
   idempotencyRef?: string | null;
+  /** Where the orders are placed (decisions.md 15 "The box office"): the shop's pages, or the API (the default). */
+  via?: OrderChannel;
 }
 
 /** A draft whose seats are held: its seat texts are known, and its tickets (if drawn) carry them. */
@@ -181,6 +183,7 @@ export async function placeOrders(
     confirmToken: awaiting ? randomString(40) : null,
     idempotencyRef: options.idempotencyRef ?? null,
     checkoutUrl: "",
+    placedVia: options.via ?? "api",
     createdAt: now,
     modifiedAt: now,
   }));

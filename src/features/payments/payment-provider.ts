@@ -8,8 +8,8 @@ import type { Deps } from "../../platform/deps";
 interface CheckoutGroup {
   /** The payment group's uid (the first order's uid). */
   uid: string;
-  /** The first order's id, for the status address a customer returns to. */
-  orderId: number;
+  /** Where the customer returns to from the provider's checkout, paid or not (return-address.ts). */
+  returnUrl: string;
   totalCents: number;
   currency: string;
   /** Our payment deadline, epoch seconds. */

@@ -1,4 +1,3 @@
-import { API_BASE } from "../../config";
 import { hmacSha256, secretsEqual, toHex } from "../../lib/crypto";
 import { exchange } from "../../lib/outbound";
 import type { Deps } from "../../platform/deps";
@@ -51,13 +50,12 @@ async function call(deps: Deps, path: string, form: Record<string, string>, idem
 export const stripeProvider: PaymentProvider = {
   name: "stripe",
   async startCheckout(deps, group) {
-    const status = `${deps.origin}${API_BASE}/orders/${group.orderId}/${group.uid}/status`;
     const result = await call(deps, "/v1/checkout/sessions", {
       mode: "payment",
       client_reference_id: group.uid,
       "metadata[payment_group]": group.uid,
-      success_url: status,
-      cancel_url: status,
+      success_url: group.returnUrl,
+      cancel_url: group.returnUrl,
       expires_at: String(Math.max(group.expiresAt, deps.now() + STRIPE_MIN_EXPIRY_S)),
       "line_items[0][quantity]": "1",
       "line_items[0][price_data][currency]": group.currency.toLowerCase(),

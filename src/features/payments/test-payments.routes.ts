@@ -5,7 +5,6 @@ import { events } from "../../db/schema";
 import type { AppEnv } from "../../http/context";
 import { paymentsApi } from "./payments.schema";
 import { describeRoute } from "../../http/route-docs";
-import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";
 import { invalidId } from "../../domain/errors";
 import { formBody, keyParam, pathParams } from "../../http/validate";
@@ -14,6 +13,7 @@ import { centsToDecimal } from "../../lib/money";
 import { ordersOfPaymentGroup } from "../ordering/order-placement";
 import { completePayment } from "./payments.service";
 import { testCheckoutId } from "./payment-providers";
+import { returnAddress } from "./return-address";
 import type { Deps } from "../../platform/deps";
 
 const params = pathParams({ uid: keyParam("order") });
@@ -35,7 +35,7 @@ function page(title: string, inner: string): string {
 /**
  * `/pay/test/<uid>` (decisions.md 5.3 and 12): the test provider's checkout page. No key: the uid is the
  * capability. Pay or Cancel drives the same completion path a real provider's webhook does, then redirects (303)
- * to the event's `redirect`, or to the order's status.
+ * where the order returns to (return-address.ts): the event's `redirect`, the shop's order page or the status route.
  */
 export const testPaymentsRoutes = new Hono<AppEnv>()
   .get("/:uid", describeRoute(paymentsApi.testPage), params, async (c) => {
@@ -64,6 +64,5 @@ export const testPaymentsRoutes = new Hono<AppEnv>()
     const after = await completePayment(deps, uid, { source: `Test checkout page (${action})`, checkout, outcome });
     const first = after[0]!;
     const event = await deps.db.select({ redirect: events.redirect }).from(events).where(eq(events.id, first.eventId)).get();
-    const target = event?.redirect || `${deps.origin}${API_BASE}/orders/${first.id}/${first.uid}/status`;
-    return c.redirect(target, 303);
+    return c.redirect(returnAddress(deps.origin, { redirect: event?.redirect ?? "" }, first), 303);
   });

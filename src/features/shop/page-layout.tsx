@@ -18,6 +18,8 @@ interface LayoutProps {
   /** The page's own address without `lang`, for the language links. */
   path: string;
   head?: Child;
+  /** Seconds after which the page's script looks again (order page, while something is pending); none: never. */
+  refresh?: number;
   children?: Child;
 }
 
@@ -26,7 +28,7 @@ interface LayoutProps {
  * language, the stylesheet and the one script from the service's own assets (never inline: the pages' CSP allows
  * scripts from 'self' only), and links to the same page in each language.
  */
-export function ShopLayout({ lang, page, title, path, head, children }: LayoutProps) {
+export function ShopLayout({ lang, page, title, path, head, refresh, children }: LayoutProps) {
   const words = messagesFor(lang);
   return (
     <>
@@ -41,7 +43,9 @@ export function ShopLayout({ lang, page, title, path, head, children }: LayoutPr
           {head}
         </head>
         <body data-page={page}>
-          <main id="main">{children}</main>
+          <main id="main" data-refresh={refresh}>
+            {children}
+          </main>
           <footer>
             <nav aria-label={words.common.languageName}>
               <ul class="languages">

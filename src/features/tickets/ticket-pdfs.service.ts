@@ -8,6 +8,7 @@ import { isListenedTo } from "../messaging/webhook-deliveries.service";
 import { ticketPdfKey } from "../../platform/pdf-cache";
 import { downloadProblem, keepPdf, pagesInOrder, pdfDisposition, readInputs, renderPages } from "./ticket-pdf-render.service";
 import { renderInParts, type Rendering } from "./ticket-pdf-parts.service";
+import type { OrderRow } from "../../db/rows";
 
 export interface TicketPdf {
   kind: "pdf";
@@ -39,6 +40,18 @@ export async function ticketPdf(deps: Deps, uid: string): Promise<TicketPdf | Re
   await keepPdf(deps, inputs, bytes);
   deps.defer(() => queueDownloaded(deps, uid));
   return { kind: "pdf", body: bytes, contentDisposition: pdfDisposition(order.id), cached: false };
+}
+
+/**
+ * For the order page (decisions.md 15 "The box office"): the render of an order too large for one request, started
+ * now as a download would start it (renderInParts), with its progress; null when a download answers at once (the PDF
+ * is kept, the order is small) or not at all (downloadProblem). Fires no `tickets.downloaded`: nothing is downloaded.
+ */
+export async function downloadPreparing(deps: Deps, order: OrderRow): Promise<Rendering | null> {
+  if (await deps.files.has(ticketPdfKey(order.uid))) return null;
+  const inputs = await readInputs(deps, order);
+  if (!inputs || inputs.tickets.length <= PART_SIZE || (await downloadProblem(deps, inputs))) return null;
+  return renderInParts(deps, inputs);
 }
 
 /**

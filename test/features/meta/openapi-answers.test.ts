@@ -223,6 +223,7 @@ describe("every route answers as the OpenAPI document says", () => {
     const order = (email: string) => ({ name: "Ann Smith", email, tickets: [{ [s.regular.id]: 1 }, { [s.vip.id]: 0 }] });
     s.customer = await hit("POST /events/{id}/orders", { id }, { ...shop, body: order(address("ann")), headers: { "Idempotency-Key": unique("checkout-") } });
     await hit("GET /orders/{id}/{uid}/status", { id: s.customer.id, uid: s.customer.uid }, pub);
+    await hit("GET /shop/orders/{uid}", { uid: s.customer.uid }, pub);
     await hit("GET /pay/test/{uid}", { uid: s.customer.uid }, pub);
     await hit("POST /pay/test/{uid}", { uid: s.customer.uid }, browser("POST", "action=pay"));
     await hit("POST /admin/orders/{id}/refund", { id: s.customer.id }, { body: {} });

@@ -1,0 +1,1 @@
+ALTER TABLE `orders` ADD `placed_via` text DEFAULT 'api' NOT NULL;
