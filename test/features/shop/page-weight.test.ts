@@ -1,13 +1,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, unique } from "../../helpers/api";
+import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, createInputField, createTicketType } from "../../helpers/catalogue";
 
 /**
  * Each box-office page weighs under 50 KB compressed: its HTML, its stylesheet and its script, fonts apart
  * (decisions.md 15 "The box office", "Weight and speed"). Measured on a rich event, the heaviest page an organiser
  * makes: 10 ticket types with volume prices, 8 input fields of every type, terms, a group of 6 dates and a coupon
- * field. Each page's weight is printed in `npm test`, as scripts/bundle-size.mjs prints the bundle's.
+ * field; the order page of an order of all its types. Each page's weight is printed in `npm test`, as
+ * scripts/bundle-size.mjs prints the bundle's.
  */
 
 const LIMIT_BYTES = 50 * 1024;
@@ -82,17 +83,17 @@ async function richEvent() {
     );
   }
   const event = dates[0]!;
-  const types: string[] = [];
+  const types: { id: string; name: string }[] = [];
   for (let i = 1; i <= 10; i++) {
     const name = `Ticket type ${i} ${["Early bird", "Regular", "Student", "Senior", "Family", "VIP", "Backstage", "Weekend", "Group", "Press"][i - 1]}`;
-    await createTicketType(event.id, {
+    const type = await createTicketType(event.id, {
       name,
       price: 10 + i * 2.5,
       vat: 21,
       ...(i % 2 === 0 ? { stock_control: true, stock: 500, show_remaining: true } : {}),
       volume_price: [{ "5": 9 + i * 2.5 }, { "10": 8 + i * 2.5 }],
     });
-    types.push(name);
+    types.push({ id: type.id, name });
   }
   const fields = [
     { name: "Company", type: "text", max: "100" },
@@ -104,8 +105,12 @@ async function richEvent() {
     { name: "Arrival time", type: "time", min: "08:00", max: "23:00" },
     { name: "Remarks", type: "text", max: "500" },
   ];
-  for (const field of fields) await createInputField(event.id, field);
-  return { event, types, fields: fields.map((f) => f.name) };
+  const answers: Record<string, string> = {};
+  for (const field of fields) {
+    const made = await createInputField(event.id, field);
+    if (field.is_required) answers[made.id] = "+31 20 123 4567";
+  }
+  return { event, types, answers };
 }
 
 describe("the box office's page weight (decisions.md 15 'Weight and speed')", () => {
@@ -116,9 +121,30 @@ describe("the box office's page weight (decisions.md 15 'Weight and speed')", ()
     expect(res.status, html.slice(0, 500)).toBe(200);
     // The page measured is the event's own (its name; with the order form, its types too).
     expect(html).toContain(event.event_name);
-    if (html.includes('id="order-form"')) for (const name of types) expect(html).toContain(name);
+    if (html.includes('id="order-form"')) for (const { name } of types) expect(html).toContain(name);
     const weight = await pageWeight(html);
     report(`shop page (10 types with volume prices, 8 fields, terms, 6 dates, coupon)`, weight);
+    expect(weight.gzip).toBeLessThan(LIMIT_BYTES);
+  });
+
+  it("the order page of an order of every type of that event, waiting for payment, is under 50 KB compressed", async () => {
+    const { event, types, answers } = await richEvent();
+    const body = {
+      name: "Ann Smith",
+      email: `${unique("ann")}@example.com`,
+      tickets: types.map((t) => ({ [t.id]: 1 })),
+      fields: answers,
+      terms_accepted: true,
+    };
+    const order = await expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body }), 201);
+    // Waiting for payment: the fullest state (the checkout link, the deadline, the refresh link and data-refresh).
+    const res = await call("GET", `/shop/orders/${order.uid}`, { key: null, auth: null });
+    const html = await res.text();
+    expect(res.status, html.slice(0, 500)).toBe(200);
+    expect(html).toContain('data-page="order"');
+    expect(html).toContain("data-refresh=");
+    const weight = await pageWeight(html);
+    report("order page (waiting for payment, 10 ticket types ordered)", weight);
     expect(weight.gzip).toBeLessThan(LIMIT_BYTES);
   });
 });
