@@ -110,6 +110,8 @@ const schema = z.object({
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
   RECAPTCHA_SECRET: optionalSecret,
+  // Public: the shop page's reCAPTCHA widget shows it (decisions.md 15 "The box office"); without it no widget.
+  RECAPTCHA_SITE_KEY: z.string().trim().default(""),
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   BULK_BATCH_SIZE: z.string().default("25").transform(Number).pipe(z.number().int().min(1).max(100)),
   CURRENCY: z
@@ -143,7 +145,7 @@ export interface Config {
   incomplete: readonly string[];
   stripe: { apiUrl: string; secretKey: string; webhookSecret: string };
   /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
-  captcha: { verifyUrl: string; secret: string };
+  captcha: { verifyUrl: string; secret: string; siteKey: string };
   /** The service's own origin for every link in emails and pages (decisions.md 15); "" when not set. */
   publicUrl: string;
   /** ISO 4217, two-decimal currencies only. */
@@ -204,7 +206,7 @@ export function loadConfig(env: Env): Config {
     paymentProvider: v.PAYMENT_PROVIDER ?? null,
     incomplete: incompleteSettings(v.PAYMENT_PROVIDER, v.PUBLIC_URL, v.ALLOW_HTTP_OUTBOUND),
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
-    captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "" },
+    captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "", siteKey: v.RECAPTCHA_SITE_KEY },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
     bulkBatchSize: v.BULK_BATCH_SIZE,
     rateLimits: v.RATE_LIMITS === "on",

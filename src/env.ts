@@ -39,6 +39,7 @@ export interface Env {
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
   RECAPTCHA_SECRET?: string;
+  RECAPTCHA_SITE_KEY?: string;
   TICKET_SIGNING_KEYS?: string;
   BULK_BATCH_SIZE?: string;
   RATE_LIMITS?: string;

@@ -150,7 +150,9 @@ export const ID_RESOURCES = [
   "webhook_delivery",
 ] as const;
 export type IdResource = (typeof ID_RESOURCES)[number];
-export type InvalidIdCode = `rest_${IdResource}_invalid_id`;
+/** The invalid-id code of some resources; spelt here once, as the rest of the family. */
+export type InvalidIdCodeOf<R extends IdResource> = `rest_${R}_invalid_id`;
+export type InvalidIdCode = InvalidIdCodeOf<IdResource>;
 export const INVALID_ID_STATUS = 404;
 export const invalidIdCode = (resource: IdResource): InvalidIdCode => `rest_${resource}_invalid_id`;
 

@@ -13,17 +13,32 @@ export class ApiError extends Error {
     message: string,
     readonly params?: Record<string, string>,
     readonly headers?: Record<string, string>,
+    readonly subject?: ErrorSubject,
   ) {
     super(message);
     this.name = "ApiError";
   }
 }
 
-/** What a factory may add to a code's answer: its field messages, headers, or a status its entry lists under `also`. */
+/**
+ * What an order rule's failure is about, for a form that shows each error beside its input (decisions.md 15 "The
+ * box office"): a ticket type's id or an input field's id. Never part of the JSON envelope the API answers.
+ */
+export interface ErrorSubject {
+  ticketType?: string;
+  field?: string;
+  /** The order's own inputs it is about, by their names in the order body (`name`, `email`, `terms_accepted`, `event_ids`). */
+  input?: readonly OrderInput[];
+}
+
+export type OrderInput = "name" | "email" | "terms_accepted" | "event_ids";
+
+/** What a factory may add to a code's answer: its field messages, headers, a status its entry lists under `also`, or what it is about. */
 interface FailureOptions<C extends RegisteredCode> {
   params?: Record<string, string>;
   headers?: Record<string, string>;
   status?: StatusOf<C>;
+  subject?: ErrorSubject;
 }
 
 type Factory<C extends RegisteredCode> = (message?: string, options?: FailureOptions<C>) => ApiError;
@@ -36,7 +51,7 @@ export const fail = Object.fromEntries(
   (Object.keys(ERROR_CODES) as RegisteredCode[]).map((code) => [
     code,
     (message?: string, options?: FailureOptions<RegisteredCode>) =>
-      new ApiError(options?.status ?? ERROR_CODES[code].status, code, message ?? ERROR_CODES[code].message, options?.params, options?.headers),
+      new ApiError(options?.status ?? ERROR_CODES[code].status, code, message ?? ERROR_CODES[code].message, options?.params, options?.headers, options?.subject),
   ]),
 ) as { readonly [C in RegisteredCode]: Factory<C> };
 

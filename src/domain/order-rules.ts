@@ -23,7 +23,7 @@ export const tooManyOpenOrders = (retryAfterSeconds: number) =>
 const isEmail = (s: string) => z.email().safeParse(s).success;
 
 /** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */
-const invalidField = (field: "name" | "email", message: string) => invalidParams({ [field]: message }, message);
+const invalidField = (field: "name" | "email", message: string) => fail.rest_invalid_param(message, { params: { [field]: message }, subject: { input: [field] } });
 
 /**
  * Name and email: present, without control characters, a valid address, at most 50 and 100 characters. Answers
@@ -32,12 +32,13 @@ const invalidField = (field: "name" | "email", message: string) => invalidParams
 export function checkOrderer(name: string | undefined, email: string | undefined): { name: string; email: string } {
   const n = (name ?? "").trim();
   const e = (email ?? "").trim();
-  if (n === "" || e === "") throw fail.order_missing_input();
+  const missing = [...(n === "" ? ["name" as const] : []), ...(e === "" ? ["email" as const] : [])];
+  if (missing.length > 0) throw fail.order_missing_input(undefined, { subject: { input: missing } });
   if (hasControlCharacter(e)) throw invalidField("email", "Invalid emailaddress");
-  if (!isEmail(e)) throw fail.order_invalid_email();
+  if (!isEmail(e)) throw fail.order_invalid_email(undefined, { subject: { input: ["email"] } });
   if (hasControlCharacter(n)) throw invalidField("name", INVALID_NAME);
-  if (n.length > 50) throw fail.order_name_too_long();
-  if (e.length > 100) throw fail.order_email_too_long();
+  if (n.length > 50) throw fail.order_name_too_long(undefined, { subject: { input: ["name"] } });
+  if (e.length > 100) throw fail.order_email_too_long(undefined, { subject: { input: ["email"] } });
   return { name: n, email: e };
 }
 
@@ -82,14 +83,14 @@ export function checkTicketLines(types: readonly TicketTypeRow[], counts: Readon
   const lines: TicketLine[] = [];
   for (const type of types) {
     const count = counts.get(type.id);
-    if (count === undefined) throw fail.order_missing_ticket_type(`Missing ticket type: ${type.name}`);
+    if (count === undefined) throw fail.order_missing_ticket_type(`Missing ticket type: ${type.name}`, { subject: { ticketType: type.id } });
     lines.push({ type, count });
   }
   if (lines.every((l) => l.count === 0)) throw fail.order_no_tickets();
   for (const { type, count } of lines) {
     if (count === 0) continue;
     if (count < type.minimumToOrder || (type.maximumToOrder > 0 && count > type.maximumToOrder)) {
-      throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`);
+      throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`, { subject: { ticketType: type.id } });
     }
   }
   return lines;
@@ -140,12 +141,12 @@ export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: Readon
   const known = new Set(orderLevel.map((f) => f.id));
   for (const id of sent.keys()) if (!known.has(id)) throw fail.order_illegal_field_value();
   for (const f of orderLevel) {
-    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw fail.order_required_fields();
+    if (f.isRequired && (sent.get(f.id) ?? "").trim() === "") throw fail.order_required_fields(undefined, { subject: { field: f.id } });
   }
   const answers: FieldAnswer[] = [];
   for (const f of orderLevel) {
     const value = (sent.get(f.id) ?? "").trim();
-    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value();
+    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value(undefined, { subject: { field: f.id } });
     answers.push({ field: f, value });
   }
   return answers;

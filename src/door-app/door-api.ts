@@ -10,6 +10,16 @@ export class Unreachable extends Error {}
 /** The service refused the key (deleted or mistyped): nothing offline can fix that. */
 export class KeyRefused extends Error {}
 
+/** Any other refusal, with the service's error code (decisions.md 3), which the screen shows in its language. */
+export class ServiceRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A scan waits this long for its answer before the phone decides it offline. */
 const SCAN_DEADLINE_MS = 2500;
 const SYNC_DEADLINE_MS = 15_000;
@@ -34,7 +44,11 @@ async function call(key: string, path: string, init: RequestInit, deadlineMs: nu
 }
 
 async function json<T>(res: Response, what: string): Promise<T> {
-  if (!res.ok) throw new Error(`${what}: the service answered ${res.status}`);
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as { code?: unknown; message?: unknown } | null;
+    const message = typeof body?.message === "string" ? body.message : `${what}: the service answered ${res.status}`;
+    throw new ServiceRefused(typeof body?.code === "string" ? body.code : "", message);
+  }
   return (await res.json()) as T;
 }
 

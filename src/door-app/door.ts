@@ -2,11 +2,13 @@
  * The door's work, apart from the screen: a scan (online through `POST /scans`, offline from the kept list), the
  * list's sync (a full walk once, then deltas with `since`), and the replay of scans decided offline.
  */
+import { format } from "../domain/messages";
 import { SCAN_ERRORS, type ScanRecord } from "../domain/scan-rules";
 import { looksSigned, TicketSigner, ticketIdOfCode } from "../lib/ticket-codes";
 import { fetchKeyConfig, fetchListPage, fetchPublicKeys, postScan, Unreachable } from "./door-api";
 import type { ScanAnswer } from "./door-types";
 import type { DoorSettings, DoorStore, LocalScan } from "./door-store";
+import { doorText } from "./door-language";
 import { decideOffline } from "./offline-decision";
 
 /** What the screen shows for one scan. */
@@ -91,22 +93,16 @@ export class Door {
       ...(decision.admitted ? {} : { error: decision.error }),
     };
     await this.store.addScan(scan);
-    if (decision.admitted)
-      return { kind: "admitted", title: "Admitted", name: scan.name, type: scan.type, detail: "Offline: will be confirmed when back online", offline: true };
+    const t = doorText();
+    if (decision.admitted) return { kind: "admitted", title: t.admitted, name: scan.name, type: scan.type, detail: t.admittedOffline, offline: true };
     // A code signed for this event that the list lacks was issued, and then cancelled or sold after the last sync:
     // the door should know the difference from a forgery, and ask again once online.
     if (!ticket && ticketId && looksSigned(code)) {
-      const synced = this.settings.lastSync ? ` synced ${localDateTime(this.settings.lastSync)}` : "";
-      return {
-        kind: "refused",
-        title: "Not on this phone's list",
-        name: "",
-        type: "",
-        detail: `A real ticket of this event, but not on the list${synced}: new or cancelled. Scan it again online.`,
-        offline: true,
-      };
+      const { lastSync } = this.settings;
+      const detail = lastSync ? format(t.notOnListSyncedDetail, { when: localDateTime(lastSync) }) : t.notOnListDetail;
+      return { kind: "refused", title: t.notOnList, name: "", type: "", detail, offline: true };
     }
-    const earlier = decision.earlier ? `${localDateTime(decision.earlier.at)} at ${decision.earlier.location}` : "";
+    const earlier = decision.earlier ? format(t.whenAt, { when: localDateTime(decision.earlier.at), where: decision.earlier.location }) : "";
     return { ...shownRefusal(decision.error, scan.name, scan.type, earlier), offline: true };
   }
 
@@ -200,15 +196,28 @@ export class Door {
 }
 
 function shownOnline(answer: ScanAnswer): ScanShown {
-  if (answer.status) return { kind: "admitted", title: "Admitted", name: answer.name, type: answer.type, detail: "", offline: false };
-  const earlier = answer.date ? `${answer.date}${answer.location ? ` at ${answer.location}` : ""}` : "";
-  return { ...shownRefusal(answer.error ?? "Refused", answer.name, answer.type, earlier), offline: false };
+  const t = doorText();
+  if (answer.status) return { kind: "admitted", title: t.admitted, name: answer.name, type: answer.type, detail: "", offline: false };
+  const earlier = answer.date ? (answer.location ? format(t.whenAt, { when: answer.date, where: answer.location }) : answer.date) : "";
+  return { ...shownRefusal(answer.error ?? "", answer.name, answer.type, earlier), offline: false };
+}
+
+/**
+ * A refusal the service (or the phone, with the same rules) wrote as one of the scan answers' fixed texts
+ * (domain/scan-rules.ts SCAN_ERRORS, part of the wire): the door's words for it, found by its key in that table, never
+ * by translating English; a text outside the table is shown as the service wrote it.
+ */
+export function scanErrorText(error: string): string {
+  const key = (Object.keys(SCAN_ERRORS) as (keyof typeof SCAN_ERRORS)[]).find((k) => SCAN_ERRORS[k] === error);
+  return key ? doorText().scanErrors[key] : error || doorText().refused;
 }
 
 function shownRefusal(error: string, name: string, type: string, earlier: string): Omit<ScanShown, "offline"> {
+  const t = doorText();
+  const text = scanErrorText(error);
   if (REPEATS.has(error))
-    return { kind: "repeat", title: error === SCAN_ERRORS.done ? "Already scanned" : error, name, type, detail: earlier ? `Scanned ${earlier}` : error };
-  const title = error === SCAN_ERRORS.notFound ? "Not a ticket for this event" : error === SCAN_ERRORS.wrongType ? "Wrong ticket for this entrance" : error;
+    return { kind: "repeat", title: error === SCAN_ERRORS.done ? t.alreadyScanned : text, name, type, detail: earlier ? format(t.scannedWhen, { when: earlier }) : text };
+  const title = error === SCAN_ERRORS.notFound ? t.notForEvent : error === SCAN_ERRORS.wrongType ? t.wrongEntrance : text;
   return { kind: "refused", title, name, type, detail: "" };
 }
 

@@ -2,8 +2,10 @@
  * The door app's screen (docs/door-app.md): the key, then the camera, each answer big and coloured, the counters,
  * and the conflicts the replay found. Works offline once loaded: the service worker keeps the app, IndexedDB the rest.
  */
-import { KeyRefused, Unreachable } from "./door-api";
-import { Door, type ScanShown } from "./door";
+import { errorText, format } from "../domain/messages";
+import { Door, type ScanShown, scanErrorText } from "./door";
+import { KeyRefused, ServiceRefused, Unreachable } from "./door-api";
+import { applyDoorLanguage, doorLanguage, doorText, fillLanguageSelect } from "./door-language";
 import { DoorStore } from "./door-store";
 import { readImage, startCamera } from "./scanner";
 
@@ -30,17 +32,18 @@ function keyFrom(text: string): string | null {
   return fragment ? fragment[1]! : null;
 }
 
+/** An error as the screen says it: a refusal by its code in the door's language (decisions.md 15 "Languages"). */
+function said(error: unknown): string {
+  return error instanceof ServiceRefused ? errorText(doorLanguage(), error.code, error.message) : String(error);
+}
+
 async function useKey(key: string): Promise<void> {
-  $("setup-message").textContent = "Checking the key...";
+  const t = doorText();
+  $("setup-message").textContent = t.checkingKey;
   try {
     door = await Door.start(store, key);
   } catch (error) {
-    $("setup-message").textContent =
-      error instanceof KeyRefused
-        ? "The service does not know this key."
-        : error instanceof Unreachable
-          ? "The service cannot be reached: connect once to set the key up."
-          : String(error);
+    $("setup-message").textContent = error instanceof KeyRefused ? t.keyUnknown : error instanceof Unreachable ? t.setupUnreachable : said(error);
     return;
   }
   $("setup-message").textContent = "";
@@ -59,12 +62,14 @@ function showDoor(): void {
   $("setup").hidden = true;
   $("door").hidden = false;
   $("event-name").textContent = config.event_name;
-  $("key-label").textContent = `${config.location || "Door"} · ${levelName(config.level)}`;
+  $("key-label").textContent = `${config.location || doorText().title} · ${levelName(config.level)}`;
   void refresh();
 }
 
 function levelName(level: number): string {
-  return ({ 0: "entrance", 1: "checkpoint", 6: "reset", 7: "leave for a while", 8: "re-enter", 9: "exit" } as Record<number, string>)[level] ?? `level ${level}`;
+  const names = doorText().levels;
+  const byLevel: Record<number, string> = { 0: names.entrance, 1: names.checkpoint, 6: names.reset, 7: names.leave, 8: names.reenter, 9: names.exit };
+  return byLevel[level] ?? format(names.other, { level });
 }
 
 function show(answer: ScanShown | { kind: "working" | "idle"; title: string }): void {
@@ -74,7 +79,7 @@ function show(answer: ScanShown | { kind: "working" | "idle"; title: string }): 
   $("answer-name").textContent = "name" in answer ? answer.name : "";
   $("answer-type").textContent = "type" in answer ? answer.type : "";
   $("answer-detail").textContent =
-    "detail" in answer ? [answer.detail, answer.offline && answer.kind !== "admitted" ? "(decided offline)" : ""].filter(Boolean).join(" ") : "";
+    "detail" in answer ? [answer.detail, answer.offline && answer.kind !== "admitted" ? doorText().decidedOffline : ""].filter(Boolean).join(" ") : "";
   box.dataset.offline = "offline" in answer && answer.offline ? "true" : "false";
   if (answer.kind !== "working") box.dataset.shown = String(++shown);
 }
@@ -87,18 +92,13 @@ function scan(code: string): Promise<void> {
       if (key) await useKey(key);
       return;
     }
-    show({ kind: "working", title: "Checking..." });
+    const t = doorText();
+    show({ kind: "working", title: t.checking });
     try {
       show(await door.scan(code.trim()));
     } catch (error) {
-      show({
-        kind: "refused",
-        title: "Key refused",
-        name: "",
-        type: "",
-        detail: error instanceof KeyRefused ? "The service no longer knows this scan key." : String(error),
-        offline: false,
-      });
+      const keyGone = error instanceof KeyRefused;
+      show({ kind: "refused", title: keyGone ? t.keyRefused : t.refused, name: "", type: "", detail: keyGone ? t.keyNoLongerKnown : said(error), offline: false });
     }
     await refresh();
   });
@@ -139,21 +139,23 @@ async function refresh(): Promise<void> {
   $("count-admitted").textContent = String(c.admitted);
   $("count-refused").textContent = String(c.refused);
   $("count-queued").textContent = String(c.queued);
+  const t = doorText();
   const { lastSync, syncToken } = door.settings;
-  $("last-sync").textContent = lastSync ? new Date(lastSync).toLocaleTimeString() : "never";
-  $("list-size").textContent = syncToken === null ? `List incomplete (${c.listed} tickets so far)` : `${c.listed} tickets on this phone`;
+  $("last-sync").textContent = lastSync ? new Date(lastSync).toLocaleTimeString(doorLanguage()) : t.never;
+  $("list-size").textContent = format(syncToken === null ? t.listIncomplete : t.listed, { count: c.listed });
   const list = $("conflict-list");
   list.replaceChildren(
     ...c.conflicts.map((s) => {
       const li = document.createElement("li");
-      const where = s.answer?.date ? ` (${s.answer.date}${s.answer.location ? ` at ${s.answer.location}` : ""})` : "";
-      li.textContent = `${s.name || s.ticketId}, ${s.type}: ${s.answer?.error ?? "refused"}${where}`;
+      const { date, location } = s.answer ?? {};
+      const where = date ? ` (${location ? format(t.whenAt, { when: date, where: location }) : date})` : "";
+      li.textContent = `${s.name || s.ticketId}, ${s.type}: ${scanErrorText(s.answer?.error ?? "")}${where}`;
       return li;
     }),
   );
   $("conflicts").hidden = c.conflicts.length === 0;
   const network = $("network");
-  network.textContent = keyRefused ? "Key refused" : navigator.onLine ? "Online" : "Offline";
+  network.textContent = keyRefused ? t.keyRefused : navigator.onLine ? t.online : t.offline;
   network.className = `badge ${keyRefused ? "refused" : navigator.onLine ? "online" : "offline"}`;
 }
 
@@ -162,18 +164,20 @@ async function toggleCamera(): Promise<void> {
   if (stopCamera) {
     stopCamera();
     stopCamera = null;
-    button.textContent = "Start camera";
+    button.textContent = doorText().startCamera;
     return;
   }
   try {
     stopCamera = await startCamera($<HTMLVideoElement>("video"), scan);
-    button.textContent = "Stop camera";
+    button.textContent = doorText().stopCamera;
   } catch (error) {
-    show({ kind: "refused", title: "No camera", name: "", type: "", detail: String(error), offline: false });
+    show({ kind: "refused", title: doorText().noCamera, name: "", type: "", detail: String(error), offline: false });
   }
 }
 
 async function main(): Promise<void> {
+  applyDoorLanguage();
+  fillLanguageSelect($<HTMLSelectElement>("language-select"), () => void refresh());
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("sw.js").catch((error) => console.warn("service worker", error));
   store = await DoorStore.open();
   const fromLink = keyFrom(location.hash);
@@ -192,7 +196,7 @@ async function main(): Promise<void> {
     e.preventDefault();
     const key = keyFrom($<HTMLInputElement>("key-input").value);
     if (key) void useKey(key);
-    else $("setup-message").textContent = "A scan key is 16 letters and digits.";
+    else $("setup-message").textContent = doorText().keyMalformed;
   });
   $("key-camera").addEventListener("click", () => void readKeyWithCamera());
   $("key-photo-input").addEventListener("change", async (e) => {
@@ -201,7 +205,7 @@ async function main(): Promise<void> {
     input.value = "";
     const key = file ? keyFrom((await readImage(file)) ?? "") : null;
     if (key) await useKey(key);
-    else $("setup-message").textContent = "No scan key's QR code found in the photo.";
+    else $("setup-message").textContent = doorText().noKeyInPhoto;
   });
   $("code-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -217,13 +221,13 @@ async function main(): Promise<void> {
     if (!file) return;
     const code = await readImage(file);
     if (code) await scan(code);
-    else show({ kind: "refused", title: "No QR code found", name: "", type: "", detail: "Hold the ticket flat and fill the picture with it.", offline: false });
+    else show({ kind: "refused", title: doorText().noQrFound, name: "", type: "", detail: doorText().noQrHint, offline: false });
   });
   $("camera-toggle").addEventListener("click", () => void toggleCamera());
   $("sync-now").addEventListener("click", () => void syncNow());
   $("change-key").addEventListener("click", async () => {
     const queued = door ? (await door.counters()).queued : 0;
-    if (queued > 0 && !confirm(`${queued} scans made offline have not reached the service yet. Forget them?`)) return;
+    if (queued > 0 && !confirm(format(doorText().forgetQueued, { count: queued }))) return;
     stopCamera?.();
     stopCamera = null;
     await store.clear();
@@ -251,7 +255,7 @@ async function readKeyWithCamera(): Promise<void> {
     });
   } catch (error) {
     video.hidden = true;
-    $("setup-message").textContent = `No camera: ${error}`;
+    $("setup-message").textContent = format(doorText().noCameraDetail, { error: String(error) });
   }
 }
 

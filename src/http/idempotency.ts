@@ -62,7 +62,29 @@ export function idempotentWith(recover?: Recover): MiddlewareHandler<AppEnv> {
   );
 }
 
-async function keyed(c: AppContext, next: () => Promise<void>, key: string, recover: Recover | undefined) {
+async function keyed(c: AppContext, next: () => Promise<void>, key: string, recover: Recover | undefined): Promise<Response | undefined> {
+  let ran = false;
+  const answer = await answerOnce(
+    c,
+    key,
+    async () => {
+      ran = true;
+      await next();
+      return c.res;
+    },
+    recover,
+  );
+  // A run's answer is already the context's; only a replayed or recovered one is returned.
+  return ran ? undefined : answer;
+}
+
+/**
+ * Runs `run` once per key (the rules of `idempotentWith`) and answers what it answered, or what the first run
+ * answered; throws `idempotency_in_progress` or `idempotency_key_reused`. The shop page's form post keys its order
+ * with the form's token this way (decisions.md 15 "The box office"); `run` finds the key's hash in
+ * `c.var.idempotencyRef`. An error thrown by `run` frees the key, so a retry runs afresh.
+ */
+export async function answerOnce(c: AppContext, key: string, run: () => Promise<Response>, recover?: Recover): Promise<Response> {
   const deps = depsOf(c);
   const scope = `${c.req.method} ${c.req.path} ${caller(c)}`;
   const ref = await sha256Hex(`${scope}\n${key}`);
@@ -86,14 +108,16 @@ async function keyed(c: AppContext, next: () => Promise<void>, key: string, reco
       return new Response(claim.answer.body, { status: claim.answer.status, headers: { ...claim.answer.headers, "Idempotent-Replayed": "true" } });
   }
   c.set("idempotencyRef", ref);
+  let res: Response;
   try {
-    await next();
+    res = await run();
   } catch (err) {
     // Errors become answers in app.onError, after this middleware: free the key so the retry runs afresh.
     await settleIdempotencyKey(deps, scope, key, { status: 500, headers: {}, body: "" });
     throw err;
   }
-  await settleIdempotencyKey(deps, scope, key, await storedAnswer(c.res));
+  await settleIdempotencyKey(deps, scope, key, await storedAnswer(res));
+  return res;
 }
 
 /**

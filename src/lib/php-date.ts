@@ -1,5 +1,7 @@
 /**
- * PHP `date()`-style format patterns (an event's `event_date_format`, a scan key's `date_format`), English names.
+ * PHP `date()`-style format patterns (an event's `event_date_format`, a scan key's `date_format`). Day and month
+ * names are English, as PHP writes them, unless a language is asked for (the shop pages, decisions.md 15
+ * "Languages"): then they come from Intl in that language, so no name tables are kept here but PHP's own.
  *
  * Supported letters: `d D j l N w z W F m M n t L Y y a A g G h H i s`. Any other ASCII letter is refused, so a
  * pattern that renders today keeps rendering the same way if more letters are supported later. Every other
@@ -72,27 +74,54 @@ export function phpDateFormatProblem(pattern: string): string | null {
 }
 
 /**
- * Formats a wall clock with a pattern that phpDateFormatProblem accepted (English names). A refused pattern is a
- * programming error (patterns are checked when stored) and throws a RangeError.
+ * Formats a wall clock with a pattern that phpDateFormatProblem accepted. `language` (a BCP 47 tag, `en` when
+ * left out) names the days and months (D, l, F, M); English keeps PHP's names, every other letter is the same in
+ * every language. A refused pattern is a programming error (patterns are checked when stored) and throws a RangeError.
  */
-export function formatPhpDate(wall: WallClock, pattern: string): string {
+export function formatPhpDate(wall: WallClock, pattern: string, language = "en"): string {
   const tokens = compiled(pattern);
   if (typeof tokens === "string") throw new RangeError(`Invalid PHP date pattern ${JSON.stringify(pattern)}: ${tokens}`);
   let out = tokens[0]!;
-  for (let i = 1; i < tokens.length; i += 2) out += field(wall, tokens[i]!) + tokens[i + 1]!;
+  for (let i = 1; i < tokens.length; i += 2) out += field(wall, tokens[i]!, language) + tokens[i + 1]!;
   return out;
 }
 
-function field(w: WallClock, letter: string): string {
+type NameLetter = "D" | "l" | "F" | "M";
+const NAME_OPTIONS: Record<NameLetter, Intl.DateTimeFormatOptions> = {
+  D: { weekday: "short" },
+  l: { weekday: "long" },
+  F: { month: "long" },
+  M: { month: "short" },
+};
+const nameFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A day's or month's name in a language other than English, as Intl writes it alone (the standalone form: `maart`,
+ * `März`, `mar.`). Read from a fixed reference date in UTC (2023-01-01 was a Sunday), so the wall clock's own year,
+ * however far off, plays no part.
+ */
+function intlName(letter: NameLetter, index: number, language: string): string {
+  const key = `${language}|${letter}`;
+  let f = nameFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(language, { ...NAME_OPTIONS[letter], timeZone: "UTC" });
+    nameFormatters.set(key, f);
+  }
+  const isDay = letter === "D" || letter === "l";
+  return f.format(new Date(isDay ? Date.UTC(2023, 0, 1 + index) : Date.UTC(2023, index, 1)));
+}
+
+function field(w: WallClock, letter: string, language: string): string {
+  const english = language === "en";
   switch (letter) {
     case "d":
       return pad2(w.day);
     case "D":
-      return DAY_ABBREVIATIONS[weekday(w)]!;
+      return english ? DAY_ABBREVIATIONS[weekday(w)]! : intlName("D", weekday(w), language);
     case "j":
       return String(w.day);
     case "l":
-      return DAY_NAMES[weekday(w)]!;
+      return english ? DAY_NAMES[weekday(w)]! : intlName("l", weekday(w), language);
     case "N":
       return String(weekday(w) || 7);
     case "w":
@@ -102,11 +131,11 @@ function field(w: WallClock, letter: string): string {
     case "W":
       return pad2(isoWeek(w));
     case "F":
-      return MONTH_NAMES[w.month - 1]!;
+      return english ? MONTH_NAMES[w.month - 1]! : intlName("F", w.month - 1, language);
     case "m":
       return pad2(w.month);
     case "M":
-      return MONTH_ABBREVIATIONS[w.month - 1]!;
+      return english ? MONTH_ABBREVIATIONS[w.month - 1]! : intlName("M", w.month - 1, language);
     case "n":
       return String(w.month);
     case "t":

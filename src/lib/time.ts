@@ -114,6 +114,15 @@ export function formatDateTime(epochSeconds: number, timeZone: string): string {
   return formatWallClock(wallClockAt(epochSeconds * 1000, timeZone));
 }
 
+/** ISO 8601 with the zone's offset at that instant (`2026-12-31T20:00:00+01:00`), as schema.org dates are written. */
+export function isoDateTimeWithOffset(epochSeconds: number, timeZone: string): string {
+  const w = wallClockAt(epochSeconds * 1000, timeZone);
+  const offsetMinutes = Math.round((Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) / 1000 - epochSeconds) / 60);
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMinutes);
+  return `${formatWallClock(w).replace(" ", "T")}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
 /** As formatDateTime, with `null` (never set) shown as `never` (`""` for optional dates, NEVER for counters). */
 export function formatOptionalDateTime(epochSeconds: number | null, timeZone: string, never = ""): string {
   return epochSeconds === null ? never : formatDateTime(epochSeconds, timeZone);

@@ -2,10 +2,11 @@
 // the service started by `wrangler dev` (scripts/local-service.mjs), with ticket codes signed by a key made for the
 // run, as in production.
 //
-// A door phone's evening: the app is set up from the scan key's QR code (its link, or a photo of the image the admin
-// API prints), syncs the offline list, admits a ticket read
-// from a photo and one from the camera (Chromium's fake camera playing a video of the ticket's QR code), shows a second
-// scan as already scanned (when and where) and another type's ticket as wrong for this entrance; then the network goes
+// A door phone's evening: the set-up screen switches to Dutch and back (decisions.md 15 "Languages"), the app is set
+// up from the scan key's QR code (its link, or a photo of the image the admin API prints), syncs the offline list,
+// admits a ticket read from a photo and one from the camera (Chromium's fake camera playing a video of the ticket's QR
+// code), shows a second scan as already scanned (when and where), another type's ticket as wrong for this entrance
+// and a refusal by the service in its words for the error code; then the network goes
 // (devtools' offline emulation), the app decides from its list, queues, reopens from its service worker, and when the
 // network is back replays its scans and shows the one another door admitted meanwhile as a conflict.
 //
@@ -194,7 +195,9 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       assert.ok(ctx.revoked);
       assert.equal(ctx.vip.length, 1);
 
+      // The phone's language is English (the app follows navigator.languages): the machine's locale plays no part.
       browser = await launchChromium([
+        "--lang=en-US",
         "--use-fake-ui-for-media-stream",
         "--use-fake-device-for-media-stream",
         `--use-file-for-fake-video-capture=${qrVideo(codeOf(ctx.general[1]), "camera")}`,
@@ -207,7 +210,10 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
       page.on("console", (msg) => {
         // Requests the network emulation refuses are expected while offline, 401s once the key is deleted; anything
         // else is a fault.
-        const expected = /Failed to load resource: net::ERR_INTERNET_DISCONNECTED/.test(msg.text()) || (ctx.keyDeleted && /status of 401/.test(msg.text()));
+        const expected =
+          /Failed to load resource: net::ERR_INTERNET_DISCONNECTED/.test(msg.text()) ||
+          (ctx.keyDeleted && /status of 401/.test(msg.text())) ||
+          (ctx.refusalAsked && /status of 400/.test(msg.text()));
         if (msg.type() === "error" && !expected) ctx.pageErrors.push(msg.text());
       });
       failed = false;
@@ -229,6 +235,57 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     } finally {
       await phone.close();
     }
+  });
+
+  step("speaks Dutch when chosen on the set-up screen, keeps the choice, and goes back to English (decisions.md 15 'Languages')", async () => {
+    await page.goto(`${service.url}/door/`, { waitUntil: "load" });
+    await page.waitForFunction(() => !document.getElementById("setup").hidden);
+    const words = () =>
+      page.evaluate(() => ({
+        lang: document.documentElement.lang,
+        title: document.title,
+        heading: document.querySelector("#setup h1")?.textContent,
+        language: document.querySelector('label[for="language-select"]')?.textContent,
+        keyLabel: document.querySelector('label[for="key-input"]')?.textContent,
+        placeholder: document.getElementById("key-input")?.getAttribute("placeholder"),
+        useKey: document.querySelector('#key-form button[type="submit"]')?.textContent,
+        chosen: document.getElementById("language-select")?.value,
+      }));
+    assert.deepEqual(await words(), {
+      lang: "en",
+      title: "Door",
+      heading: "Door",
+      language: "Language",
+      keyLabel: "Scan key",
+      placeholder: "16 letters and digits",
+      useKey: "Use this key",
+      chosen: "en",
+    });
+    const dutch = {
+      lang: "nl",
+      title: "Deur",
+      heading: "Deur",
+      language: "Taal",
+      keyLabel: "Scansleutel",
+      placeholder: "16 letters en cijfers",
+      useKey: "Deze sleutel gebruiken",
+      chosen: "nl",
+    };
+    await page.select("#language-select", "nl");
+    assert.deepEqual(await words(), dutch);
+    // A malformed key is refused in Dutch too.
+    await page.type("#key-input", "too short");
+    await page.click('#key-form button[type="submit"]');
+    assert.equal(await page.$eval("#setup-message", (e) => e.textContent), "Een scansleutel bestaat uit 16 letters en cijfers.");
+    await page.screenshot({ path: join(shots, "setup-nl.png") });
+    await expectNoAxeViolations(page, "the door app's set-up screen in Dutch");
+    // The phone keeps the choice.
+    await page.reload({ waitUntil: "load" });
+    await page.waitForFunction(() => !document.getElementById("setup").hidden);
+    assert.deepEqual(await words(), dutch);
+    await page.select("#language-select", "en");
+    assert.equal((await words()).useKey, "Use this key");
+    assert.equal(await page.evaluate(() => document.documentElement.lang), "en");
   });
 
   step("sets up from a photo of the key's QR code (GET /admin/events/<id>/scan-keys/<key>/qr) and syncs the list", async () => {
@@ -278,6 +335,21 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(shown.kind, "refused", JSON.stringify(shown));
     assert.equal(shown.title, "Wrong ticket for this entrance");
     await page.screenshot({ path: join(shots, "wrong-ticket.png") });
+  });
+
+  step("shows a refusal by the service in the door's words for its error code", async () => {
+    // POST /scans refuses an id of more than 300 characters with 400 rest_invalid_param (decisions.md 3).
+    ctx.refusalAsked = true;
+    const shown = await nextAnswer(async () => {
+      await page.$eval("#code-input", (input) => {
+        input.value = "x".repeat(301);
+      });
+      await page.click('#code-form button[type="submit"]');
+    });
+    assert.equal(shown.kind, "refused", JSON.stringify(shown));
+    assert.equal(shown.title, "Refused");
+    assert.equal(shown.detail, "Some of the values entered are not valid.");
+    ctx.refusalAsked = false;
   });
 
   step("reads a ticket from the camera", async () => {

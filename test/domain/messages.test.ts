@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { errorText, format, formatMoney, LANGUAGES, messagesFor, pickLanguage } from "../../src/domain/messages";
+import { ERROR_CODES } from "../../src/domain/error-codes";
+import { errorText, format, formatEventDate, formatMoney, LANGUAGES, messagesFor, pickLanguage } from "../../src/domain/messages";
 
 describe("the message catalogues (decisions.md 15 'Languages')", () => {
   it("takes ?lang= first, then Accept-Language by weight, then English", () => {
@@ -32,6 +33,20 @@ describe("the message catalogues (decisions.md 15 'Languages')", () => {
 });
 
 describe("errorText and formatMoney", () => {
+  it("has a text of its own for every registered code, and the invalid ids a visitor or door meets, in every language", () => {
+    const codes = [...Object.keys(ERROR_CODES), "rest_event_invalid_id", "rest_order_invalid_id", "rest_ticket_invalid_id", "rest_ticket_type_invalid_id"];
+    for (const lang of LANGUAGES) {
+      for (const code of codes) {
+        const text = errorText(lang, code, "FALLBACK");
+        expect(text, `${lang} ${code}`).not.toBe("FALLBACK");
+        expect(text.trim(), `${lang} ${code}`).not.toBe("");
+        // A translation, not the English copied (a code may share its English text only in English).
+        if (lang !== "en") expect(text, `${lang} ${code}`).not.toBe(errorText("en", code, ""));
+      }
+    }
+    expect(errorText("nl", "order_no_tickets", "No tickets ordered")).toBe("Kies minstens één ticket.");
+  });
+
   it("falls back to the service's message for a code without a text", () => {
     expect(errorText("nl", "no_such_code", "The service's own words")).toBe("The service's own words");
   });
@@ -40,5 +55,22 @@ describe("errorText and formatMoney", () => {
     expect(formatMoney(1250, "EUR", "en")).toBe("€12.50");
     expect(formatMoney(1250, "EUR", "nl")).toBe("€\u00a012,50");
     expect(formatMoney(123456, "EUR", "de")).toBe("1.234,56\u00a0€");
+  });
+});
+
+describe("formatEventDate", () => {
+  // 2024-03-05 14:05:09 in Amsterdam (13:05:09 UTC).
+  const AT = Date.UTC(2024, 2, 5, 13, 5, 9) / 1000;
+
+  it("writes an event's date with its event_date_format, in its time zone, with names in the page's language", () => {
+    const shown = Object.fromEntries(LANGUAGES.map((lang) => [lang, formatEventDate(AT, "l j F Y, H:i", "Europe/Amsterdam", lang)]));
+    expect(shown).toEqual({
+      en: "Tuesday 5 March 2024, 14:05",
+      nl: "dinsdag 5 maart 2024, 14:05",
+      de: "Dienstag 5 März 2024, 14:05",
+      fr: "mardi 5 mars 2024, 14:05",
+      es: "martes 5 marzo 2024, 14:05",
+    });
+    expect(formatEventDate(AT, "Y-m-d H:i", "UTC", "nl")).toBe("2024-03-05 13:05");
   });
 });

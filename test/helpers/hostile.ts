@@ -167,6 +167,12 @@ function describeSent(sent: Sent, res: Response, text: string): string {
   return `${sent.method} ${url}\n  sent: ${sent.what}\n  answer: ${res.status} ${res.headers.get("Content-Type")} ${text.slice(0, 400)}`;
 }
 
+/** A shop page or its form's post (`/shop/<event_id>`, not its assets) answering as a page. */
+function isBoxOfficePage(url: string, res: Response): boolean {
+  const path = new URL(url).pathname;
+  return /^\/ticketing\/v1\/shop\/(?!assets\/)/.test(path) && /^text\/html/i.test(res.headers.get("Content-Type") ?? "");
+}
+
 /** The checks every answer to hostile input must pass (decisions.md 3) on one answer. Returns the answer's status. */
 export async function checkAnswer(sent: Sent, res: Response): Promise<number> {
   // Decoded by hand: Response.text() warns about PDF answers (a template's file read with a real id).
@@ -177,6 +183,11 @@ export async function checkAnswer(sent: Sent, res: Response): Promise<number> {
   expect(requestId ?? "", `X-Request-Id is not a safe token:\n${where}`).toMatch(/^[\w.:-]{1,128}$/);
   if (res.status >= 400) {
     if (sent.method === "HEAD") return res.status;
+    if (isBoxOfficePage(sent.url, res)) {
+      // The box office's pages answer a person, not a client: an error is a page in the page's language (decisions.md 15).
+      expect(text.slice(0, 15).toLowerCase(), `error page not HTML:\n${where}`).toBe("<!doctype html>");
+      return res.status;
+    }
     expect(res.headers.get("Content-Type") ?? "", `error not JSON:\n${where}`).toMatch(/^application\/json/i);
     let body: any;
     try {

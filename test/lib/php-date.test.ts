@@ -242,3 +242,32 @@ describe("formatPhpDate", () => {
     expect(mismatches).toEqual([]);
   });
 });
+
+describe("formatPhpDate in a language (decisions.md 15 'Languages')", () => {
+  it("writes day and month names in the language asked, everything else as in English", () => {
+    expect(formatPhpDate(SAMPLE, "l j F Y, H:i", "en")).toBe("Tuesday 5 March 2024, 14:05");
+    expect(formatPhpDate(SAMPLE, "l j F Y, H:i", "nl")).toBe("dinsdag 5 maart 2024, 14:05");
+    expect(formatPhpDate(SAMPLE, "l j F Y, H:i", "de")).toBe("Dienstag 5 März 2024, 14:05");
+    expect(formatPhpDate(SAMPLE, "l j F Y, H:i", "fr")).toBe("mardi 5 mars 2024, 14:05");
+    expect(formatPhpDate(SAMPLE, "l j F Y, H:i", "es")).toBe("martes 5 marzo 2024, 14:05");
+  });
+
+  it("writes the short names (D, M) as the language abbreviates them", () => {
+    expect(formatPhpDate(SAMPLE, "D j M", "en")).toBe("Tue 5 Mar");
+    expect(formatPhpDate(SAMPLE, "D j M", "nl")).toBe("di 5 mrt");
+    expect(formatPhpDate(SAMPLE, "D j M", "de")).toBe("Di 5 Mär");
+    expect(formatPhpDate(SAMPLE, "D j M", "fr")).toBe("mar. 5 mars");
+    expect(formatPhpDate(SAMPLE, "D j M", "es")).toBe("mar 5 mar");
+  });
+
+  it("names every month and weekday in each language, and English stays PHP's names", () => {
+    const months = (lang: string) => Array.from({ length: 12 }, (_, i) => formatPhpDate(wall(2024, i + 1, 1), "F", lang));
+    expect(months("nl")).toEqual(["januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober", "november", "december"]);
+    expect(months("es")[11]).toBe("diciembre");
+    // 2024-01-01 was a Monday.
+    const days = (lang: string) => Array.from({ length: 7 }, (_, i) => formatPhpDate(wall(2024, 1, i + 1), "l", lang));
+    expect(days("de")).toEqual(["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]);
+    expect(days("fr")[6]).toBe("dimanche");
+    for (const lang of ["en", undefined]) expect(formatPhpDate(SAMPLE, [...SUPPORTED].join("|"), lang)).toBe(formatPhpDate(SAMPLE, [...SUPPORTED].join("|")));
+  });
+});

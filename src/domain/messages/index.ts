@@ -62,3 +62,5 @@ export function errorText(lang: Lang, code: string, fallback: string): string {
 export function formatMoney(cents: number, currency: string, lang: Lang): string {
   return new Intl.NumberFormat(lang, { style: "currency", currency }).format(cents / 100);
 }
+
+export { formatEventDate } from "./event-date";

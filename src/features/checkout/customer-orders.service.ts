@@ -50,7 +50,7 @@ export async function shopEvent({ db }: Deps, rawId: string): Promise<EventRow> 
   return event;
 }
 
-const invalidEventIds = () => fail.order_invalid_event_ids();
+const invalidEventIds = () => fail.order_invalid_event_ids(undefined, { subject: { input: ["event_ids"] } });
 
 /**
  * The dates chosen for a group order (types 1 and 2): events of the path event's group of the same kind; type 1
@@ -95,7 +95,7 @@ export async function createCustomerOrder(
 ): Promise<CustomerOrderResult> {
   const via = options.via ?? "api";
   const { name, email } = checkOrderer(input.name, input.email);
-  if (event.terms.trim() !== "" && input.terms_accepted !== true) throw fail.order_terms_not_accepted();
+  if (event.terms.trim() !== "" && input.terms_accepted !== true) throw fail.order_terms_not_accepted(undefined, { subject: { input: ["terms_accepted"] } });
   if (event.recaptchaNeeded) await verifyCaptcha(deps, event.id, input.recaptcha_token, ipAddress);
   const now = deps.now();
   checkSaleWindow(event, now);

@@ -85,7 +85,7 @@ export async function planStock(
     refusal: (f) => {
       if (f.kind === "type") {
         const type = lines.find((l) => l.type.id === f.typeId)!.type;
-        return fail.order_stock_unavailable(`Not enough stock available for ticket-type: ${type.name} (${f.remaining})`);
+        return fail.order_stock_unavailable(`Not enough stock available for ticket-type: ${type.name} (${f.remaining})`, { subject: { ticketType: type.id } });
       }
       return fail.order_event_stock_unavailable(`No more stock available for "${event.eventName}"`);
     },

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { API_BASE } from "../../config";
-import { format, formatMoney, type Lang, messagesFor, pickLanguage } from "../../domain/messages";
+import { format, formatEventDate, formatMoney, type Lang, messagesFor, pickLanguage } from "../../domain/messages";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { describeRoute } from "../../http/route-docs";
@@ -14,8 +14,8 @@ import { shopApi } from "./shop.schema";
 const MAX_UID = 100;
 
 /** A date of the event in its own zone and `event_date_format` (decisions.md 15 "Languages"). */
-const eventDateText = (event: OrderPageDate["event"]) =>
-  event.eventDate === null ? "" : formatPhpDate(wallClockAt(event.eventDate * 1000, event.timezone), event.eventDateFormat);
+const eventDateText = (event: OrderPageDate["event"], lang: Lang) =>
+  event.eventDate === null ? "" : formatEventDate(event.eventDate, event.eventDateFormat, event.timezone, lang);
 
 /** A payment deadline: the event's zone, to the minute. */
 const deadlineText = (epochSeconds: number, timezone: string) => formatPhpDate(wallClockAt(epochSeconds * 1000, timezone), "Y-m-d H:i");
@@ -23,7 +23,7 @@ const deadlineText = (epochSeconds: number, timezone: string) => formatPhpDate(w
 function DateSection({ date, lang }: { date: OrderPageDate; lang: Lang }) {
   const words = messagesFor(lang).orderPage;
   const { order, event } = date;
-  const when = eventDateText(event);
+  const when = eventDateText(event, lang);
   const lines = order.lines.filter((l) => l.count > 0);
   return (
     <section class="order-date" aria-labelledby={`order-${order.id}`}>

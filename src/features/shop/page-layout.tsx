@@ -65,15 +65,21 @@ export function ShopLayout({ lang, page, title, path, head, refresh, children }:
   );
 }
 
+/** Where reCAPTCHA v2's script and frame come from. */
+const RECAPTCHA_SOURCES = ["https://www.google.com/recaptcha/", "https://www.gstatic.com/recaptcha/"];
+
 /**
  * The headers of every box-office page: scripts from 'self' only, framed only by the service itself and the
  * organiser's `CORS_ORIGINS` (decisions.md 15 "Embedding"), and never sniffed.
  */
-export function setShopHeaders(c: Context): void {
+export function setShopHeaders(c: Context, options: { recaptcha?: boolean } = {}): void {
   const ancestors = ["'self'", ...depsOf(c).config.corsOrigins].join(" ");
+  // A page showing reCAPTCHA loads Google's widget script and its frame (docs/ordering.md "How the shop page orders").
+  const recaptcha = options.recaptcha ? RECAPTCHA_SOURCES : [];
   const csp = [
     "default-src 'self'",
-    "script-src 'self'",
+    ["script-src 'self'", ...recaptcha].join(" "),
+    ...(options.recaptcha ? [`frame-src ${RECAPTCHA_SOURCES.join(" ")}`] : []),
     "style-src 'self'",
     "img-src 'self' data:",
     "connect-src 'self'",

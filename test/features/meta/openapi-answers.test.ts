@@ -220,6 +220,14 @@ describe("every route answers as the OpenAPI document says", () => {
     const id = s.event.id;
     await hit("GET /events/{id}/order-form", { id }, shop);
     await hit("GET /shop/{id}", { id }, pub);
+    const shopForm = new URLSearchParams({
+      form_token: unique("shop-form-token-"),
+      name: "Ann Smith",
+      email: address("shop"),
+      [`ticket_${s.regular.id}`]: "1",
+      [`ticket_${s.vip.id}`]: "0",
+    });
+    await hit("POST /shop/{id}", { id }, browser("POST", shopForm.toString()));
     const order = (email: string) => ({ name: "Ann Smith", email, tickets: [{ [s.regular.id]: 1 }, { [s.vip.id]: 0 }] });
     s.customer = await hit("POST /events/{id}/orders", { id }, { ...shop, body: order(address("ann")), headers: { "Idempotency-Key": unique("checkout-") } });
     await hit("GET /orders/{id}/{uid}/status", { id: s.customer.id, uid: s.customer.uid }, pub);
