@@ -60,6 +60,9 @@ describe("the quickstart's steps (scripts/demo-steps.ts) against the service", (
     expect(shop.headers).toStrictEqual({});
     expect(shop.contentType).toMatch(/^text\/html/);
     expect(text(shop.bytes)).toContain("Quickstart concert");
+    // Its order form, with the ticket type just made (the form's contract: one count input per type).
+    expect(text(shop.bytes)).toContain(`<form id="order-form" method="post" action="/ticketing/v1/shop/${eventId}?lang=`);
+    expect(text(shop.bytes)).toContain(`name="ticket_${typeId}"`);
     expect(shop.step.page).toBe("The event's shop page");
 
     const key = stepOf(calls, "/admin/events/$EVENT_ID/scan-keys");

@@ -119,9 +119,14 @@ describe("the box office's page weight (decisions.md 15 'Weight and speed')", ()
     const res = await call("GET", `/shop/${event.id}`, { key: null, auth: null });
     const html = await res.text();
     expect(res.status, html.slice(0, 500)).toBe(200);
-    // The page measured is the event's own (its name; with the order form, its types too).
+    // The page measured is the event's own, with its whole order form: every type, field, the terms, coupon and dates.
     expect(html).toContain(event.event_name);
-    if (html.includes('id="order-form"')) for (const { name } of types) expect(html).toContain(name);
+    expect(html).toContain('id="order-form"');
+    for (const { name } of types) expect(html).toContain(name);
+    for (const name of ["Company", "T-shirt size", "Member password", "Date of birth", "Arrival time"]) expect(html).toContain(name);
+    expect(html).toContain("terms of sale");
+    expect(html).toContain('name="coupon"');
+    expect(html.match(/name="event_ids"/g)?.length).toBe(6);
     const weight = await pageWeight(html);
     report(`shop page (10 types with volume prices, 8 fields, terms, 6 dates, coupon)`, weight);
     expect(weight.gzip).toBeLessThan(LIMIT_BYTES);
