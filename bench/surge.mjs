@@ -110,7 +110,13 @@ async function setUp(service, signer) {
   await inParallel(orders, 4, (i) =>
     service.admin("POST", "/admin/orders", { event_id: door.id, name: "Door Rush", email: `door${i}@example.com`, tickets: [{ [doorType.id]: DOOR_ORDER_SIZE }] }, 201),
   );
-  const tickets = await offlineTickets(service.url, key.key);
+  // The event object learns an order's tickets after answering it (work deferred past the answer): on a busy machine
+  // the last orders' tickets reach its list a moment later, so wait for them (bounded) before taking the codes.
+  let tickets = await offlineTickets(service.url, key.key);
+  for (const until = Date.now() + 30_000; tickets.length < orders * DOOR_ORDER_SIZE && Date.now() < until; ) {
+    await sleep(500);
+    tickets = await offlineTickets(service.url, key.key);
+  }
   if (tickets.length !== orders * DOOR_ORDER_SIZE) throw new Error(`the door event lists ${tickets.length} tickets, not ${orders * DOOR_ORDER_SIZE}`);
   const codes = tickets.map((t) => signer.code(door.id, t.ticket_id));
   return { surge, surgeType, shop, shopType, shopWarm, shopWarmType, warm, warmType, door, key: key.key, codes };
