@@ -36,7 +36,7 @@ const DOOR_SCANS = 2000;
 const BURST = 2000;
 const WARMUP = 200;
 const DOOR_ORDER_SIZE = 100;
-const RUN_LIMIT_MS = 240_000;
+const RUN_LIMIT_MS = 420_000;
 const EVENT_DATE = `${new Date().getUTCFullYear() + 1}-03-14 20:00:00`;
 const JSON_TYPE = { "Content-Type": "application/json" };
 
