@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { isEmailAddress } from "./email-address";
 import { CsvSyntaxError, parseCsv } from "../lib/csv";
 
 /**
@@ -18,8 +18,6 @@ export interface EmailListEntry {
 
 export class EmailListError extends Error {}
 
-const isEmail = (s: string) => z.email().safeParse(s).success;
-
 export function parseEmailList(text: string): EmailListEntry[] {
   let rows;
   try {
@@ -35,7 +33,7 @@ export function parseEmailList(text: string): EmailListEntry[] {
     if (fields.length < 2 || fields.length > 3) throw new EmailListError(`line ${line}: expected name, email and an optional cap, found ${fields.length} column(s)`);
     const [rawName, rawEmail, rawCap = ""] = fields.map((f) => f.trim()) as [string, string, string?];
     if (rawName.length > 100) throw new EmailListError(`line ${line}: the name is longer than 100 characters`);
-    if (rawEmail.length > 100 || !isEmail(rawEmail)) throw new EmailListError(`line ${line}: "${rawEmail.slice(0, 100)}" is not a valid email address`);
+    if (rawEmail.length > 100 || !isEmailAddress(rawEmail)) throw new EmailListError(`line ${line}: "${rawEmail.slice(0, 100)}" is not a valid email address`);
     if (!/^\d{0,6}$/.test(rawCap)) throw new EmailListError(`line ${line}: the cap "${rawCap.slice(0, 20)}" is not a whole number`);
     const emailKey = rawEmail.toLowerCase();
     const earlier = seen.get(emailKey);

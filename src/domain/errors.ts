@@ -31,7 +31,7 @@ export interface ErrorSubject {
   input?: readonly OrderInput[];
 }
 
-export type OrderInput = "name" | "email" | "terms_accepted" | "event_ids";
+type OrderInput = "name" | "email" | "terms_accepted" | "event_ids";
 
 /** What a factory may add to a code's answer: its field messages, headers, a status its entry lists under `also`, or what it is about. */
 interface FailureOptions<C extends RegisteredCode> {

@@ -62,3 +62,22 @@ export function inputFieldProblems(f: InputFieldSpec): Record<string, string> {
   if ((f.type === "date" || f.type === "time") && f.value !== "" && !valid(f.value)) problems.value = `must be empty or ${what}`;
   return problems;
 }
+
+/**
+ * A customer's answer legal for an order-level field (decisions.md 13): at most MAX_CUSTOMER_INPUT characters, one of
+ * a select's choices, a date or time within min and max, else a text whose length is within them. The order checks
+ * answers with it, and the shop page's script (src/shop-app) before the form is sent.
+ */
+export function isLegalFieldValue(field: Pick<InputFieldSpec, "type" | "value" | "min" | "max">, value: string): boolean {
+  if (value.length > MAX_CUSTOMER_INPUT) return false;
+  switch (field.type) {
+    case "select":
+      return selectChoices(field.value).includes(value);
+    case "date":
+      return isDate(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
+    case "time":
+      return isTime(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
+    default:
+      return (field.min === "" || value.length >= Number(field.min)) && (field.max === "" || value.length <= Number(field.max));
+  }
+}

@@ -1,7 +1,8 @@
-import { z } from "zod";
+import { isEmailAddress } from "./email-address";
 import { fail, invalidParams } from "./errors";
 import { hasControlCharacter, INVALID_NAME } from "../lib/control-characters";
-import { isDate, isTime, MAX_CUSTOMER_INPUT, selectChoices } from "./input-field-rules";
+import { isLegalFieldValue } from "./input-field-rules";
+import { isLegalCount } from "./ticket-counts";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../db/rows";
 
 /**
@@ -20,8 +21,6 @@ export const MAX_OPEN_ORDERS = 2;
 export const tooManyOpenOrders = (retryAfterSeconds: number) =>
   fail.order_too_many_open(undefined, { headers: { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 
-const isEmail = (s: string) => z.email().safeParse(s).success;
-
 /** decisions.md 14 answers a control character as a validation failure of the field, with the field's text. */
 const invalidField = (field: "name" | "email", message: string) => fail.rest_invalid_param(message, { params: { [field]: message }, subject: { input: [field] } });
 
@@ -35,7 +34,7 @@ export function checkOrderer(name: string | undefined, email: string | undefined
   const missing = [...(n === "" ? ["name" as const] : []), ...(e === "" ? ["email" as const] : [])];
   if (missing.length > 0) throw fail.order_missing_input(undefined, { subject: { input: missing } });
   if (hasControlCharacter(e)) throw invalidField("email", "Invalid emailaddress");
-  if (!isEmail(e)) throw fail.order_invalid_email(undefined, { subject: { input: ["email"] } });
+  if (!isEmailAddress(e)) throw fail.order_invalid_email(undefined, { subject: { input: ["email"] } });
   if (hasControlCharacter(n)) throw invalidField("name", INVALID_NAME);
   if (n.length > 50) throw fail.order_name_too_long(undefined, { subject: { input: ["name"] } });
   if (e.length > 100) throw fail.order_email_too_long(undefined, { subject: { input: ["email"] } });
@@ -88,8 +87,7 @@ export function checkTicketLines(types: readonly TicketTypeRow[], counts: Readon
   }
   if (lines.every((l) => l.count === 0)) throw fail.order_no_tickets();
   for (const { type, count } of lines) {
-    if (count === 0) continue;
-    if (count < type.minimumToOrder || (type.maximumToOrder > 0 && count > type.maximumToOrder)) {
+    if (!isLegalCount(count, type.minimumToOrder, type.maximumToOrder)) {
       throw fail.order_wrong_amount(`Wrong amount for this ticket type: ${type.name}`, { subject: { ticketType: type.id } });
     }
   }
@@ -113,20 +111,6 @@ export function ticketsOfLines(lines: readonly { count: number }[], perUnit: num
   return lines.reduce((n, l) => n + l.count, 0) * perUnit;
 }
 
-function isLegalValue(field: InputFieldRow, value: string): boolean {
-  if (value.length > MAX_CUSTOMER_INPUT) return false;
-  switch (field.type) {
-    case "select":
-      return selectChoices(field.value).includes(value);
-    case "date":
-      return isDate(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
-    case "time":
-      return isTime(value) && (field.min === "" || value >= field.min) && (field.max === "" || value <= field.max);
-    default:
-      return (field.min === "" || value.length >= Number(field.min)) && (field.max === "" || value.length <= Number(field.max));
-  }
-}
-
 export interface FieldAnswer {
   field: InputFieldRow;
   value: string;
@@ -146,7 +130,7 @@ export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: Readon
   const answers: FieldAnswer[] = [];
   for (const f of orderLevel) {
     const value = (sent.get(f.id) ?? "").trim();
-    if (value !== "" && !isLegalValue(f, value)) throw fail.order_illegal_field_value(undefined, { subject: { field: f.id } });
+    if (value !== "" && !isLegalFieldValue(f, value)) throw fail.order_illegal_field_value(undefined, { subject: { field: f.id } });
     answers.push({ field: f, value });
   }
   return answers;

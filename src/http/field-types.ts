@@ -2,18 +2,17 @@ import { z } from "zod";
 import { parseCents } from "../lib/money";
 import { phpDateFormatProblem } from "../lib/php-date";
 import { isValidTimeZone, isWireDateTime } from "../lib/time";
+import { isEmailAddress } from "../domain/email-address";
 
 /** Wire-level field types shared by the request schemas. */
 
 export const emailAddress = z.string().trim().max(100, "must be at most 100 characters").pipe(z.email("must be a valid email address"));
 
-const isEmail = (s: string) => z.email().safeParse(s).success;
-
 export const emailOrEmpty = z
   .string()
   .trim()
   .max(100, "must be at most 100 characters")
-  .refine((s) => s === "" || isEmail(s), "must be a valid email address or empty");
+  .refine((s) => s === "" || isEmailAddress(s), "must be a valid email address or empty");
 
 export const eventIdList = z
   .array(z.number().int().positive("must be event ids").max(Number.MAX_SAFE_INTEGER))

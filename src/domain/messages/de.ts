@@ -8,6 +8,8 @@ export const de: Catalogue = {
   // The shop page (GET/POST /shop/<event_id>).
   shop: {
     submit: "Bestellen",
+    // The page's script (src/shop-app/shop-page.ts): what it says when the post did not reach the service.
+    networkError: "Die Kasse war nicht erreichbar, Ihre Bestellung wurde nicht gesendet. Prüfen Sie Ihre Verbindung und drücken Sie erneut auf die Bestellschaltfläche.",
     name: "Name",
     email: "E-Mail",
     coupon: "Gutscheincode",

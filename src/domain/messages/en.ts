@@ -9,6 +9,8 @@ export const en = {
   // The shop page (GET/POST /shop/<event_id>).
   shop: {
     submit: "Order",
+    // The page's script (src/shop-app/shop-page.ts): what it says when the post did not reach the service.
+    networkError: "The box office could not be reached, so your order was not sent. Check your connection and press the order button again.",
     name: "Name",
     email: "Email",
     coupon: "Coupon code",

@@ -8,6 +8,8 @@ export const es: Catalogue = {
   // The shop page (GET/POST /shop/<event_id>).
   shop: {
     submit: "Pedir",
+    // The page's script (src/shop-app/shop-page.ts): what it says when the post did not reach the service.
+    networkError: "No se pudo contactar con la taquilla, así que su pedido no se envió. Compruebe su conexión y vuelva a pulsar el botón de pedido.",
     name: "Nombre",
     email: "Correo electrónico",
     coupon: "Código de cupón",

@@ -8,6 +8,8 @@ export const nl: Catalogue = {
   // The shop page (GET/POST /shop/<event_id>).
   shop: {
     submit: "Bestellen",
+    // The page's script (src/shop-app/shop-page.ts): what it says when the post did not reach the service.
+    networkError: "De kassa was niet bereikbaar, dus je bestelling is niet verstuurd. Controleer je verbinding en druk nogmaals op de bestelknop.",
     name: "Naam",
     email: "E-mail",
     coupon: "Kortingscode",

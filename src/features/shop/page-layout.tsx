@@ -4,6 +4,7 @@ import { raw } from "hono/html";
 import { API_BASE } from "../../config";
 import { depsOf } from "../../http/deps";
 import { LANGUAGES, type Lang, messagesFor } from "../../domain/messages";
+import { ShopScriptMessages } from "./script-messages";
 
 /** Where the shop's static files are served (scripts/build-door-app.mjs builds them from src/shop-app). */
 const SHOP_ASSETS = `${API_BASE}/shop/assets`;
@@ -40,6 +41,7 @@ export function ShopLayout({ lang, page, title, path, head, refresh, children }:
           <title>{title}</title>
           <link rel="stylesheet" href={`${SHOP_ASSETS}/shop.css`} />
           <script type="module" src={`${SHOP_ASSETS}/shop.js`} />
+          {page === "shop" ? <ShopScriptMessages lang={lang} /> : null}
           {head}
         </head>
         <body data-page={page}>

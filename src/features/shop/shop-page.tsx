@@ -153,6 +153,10 @@ function TicketType({ t, data }: { t: TicketTypeView; data: ShopPageData }) {
             data-price-cents={String(priceCents)}
             data-vat-hundredths={String(centsOf(t.vat))}
             data-volume={JSON.stringify(volumeOf(t))}
+            // The script's count check (src/domain/shop-checks.ts): the type's minimum, and what is left only
+            // where the type shows it anyway (docs/shop.md).
+            data-minimum={t.minimum_to_order > 1 ? String(t.minimum_to_order) : undefined}
+            data-remaining={t.remaining !== undefined && t.remaining !== null ? String(t.remaining) : undefined}
             aria-invalid={invalid(control, errors)}
             aria-describedby={describedBy(control, hint !== "", errors)}
           />
