@@ -16,6 +16,9 @@
 //                     and CONTENDED_STOCK units while CONTENDED_REQUESTS orders are sent: 201 until sold out, 409
 //                     after. Afterwards the 201s, the type's `sold`, the order form's `remaining` and the event's
 //                     order count must all say exactly CONTENDED_STOCK sold, or the bench fails.
+//   shop_page         GET /shop/<event_id>, the box office's page (HTML, no key) of an event with three ticket types
+//                     (one stock-controlled with show_remaining, so the page asks the event object for what is
+//                     left; one with volume prices) and an input field, in the languages round robin.
 //   cached_download   GET /tickets/<uid> of orders already downloaded once (the PDF kept in R2), round robin.
 //   uncached_download GET /tickets/<uid>, the first download of fresh orders: each renders its 10-ticket PDF.
 // "ratio" is the row's requests/s over /health's; targets (TARGETS below; docs/benchmarks.md "Benchmark") are printed beside it. "others" is the share of
@@ -59,13 +62,13 @@ const CACHED_ORDERS = 20;
 /** Fresh orders for the uncached row: warm-up first, then the measured ones (each request renders one). */
 const UNCACHED_WARMUP = 10;
 const UNCACHED_MEASURED = 30;
-const RUN_LIMIT_MS = 225_000;
+const RUN_LIMIT_MS = 240_000;
 /** Between rows: the longest wait for the service to go idle. */
 const SETTLE_MAX_MS = 10_000;
 const DEADLINE = Date.now() + RUN_LIMIT_MS;
 
 /** The targets: requests/s as a share of /health's, measured in the same run. */
-const TARGETS = { scan_first: 0.55, scan_repeat: 0.55, cached_download: 0.5, dashboard_orders: 0.2 };
+const TARGETS = { scan_first: 0.55, scan_repeat: 0.55, shop_page: 0.5, cached_download: 0.5, dashboard_orders: 0.2 };
 
 const ATTENDEES = [
   "Zoë Nuñez-Grâce", // Latin with accents
@@ -278,6 +281,19 @@ async function seedOrderEvents(ctx) {
   ctx.orders = { dashboard, dashboardType, contended, contendedType, open, openType };
 }
 
+/** The shop page's event: the types and field a small box office has (decisions.md 15 "The box office"). */
+async function seedShopEvent(ctx) {
+  const { service } = ctx;
+  const event = await createEvent(service, "Shop page (bench)");
+  const types = [
+    await createType(service, event.id, { name: "Early bird", price: 19.5, vat: 9, stock_control: true, stock: 1000, show_remaining: true }),
+    await createType(service, event.id, { name: "Regular", price: 25, vat: 9, volume_price: [{ 4: 22.5 }] }),
+    await createType(service, event.id, { name: "Student", price: 15, vat: 9 }),
+  ];
+  await service.admin("POST", `/admin/events/${event.id}/input-fields`, { name: "Phone", type: "text", is_required: false }, 201);
+  ctx.shop = { event, types };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Rows. Each answers drive()'s result, optionally with a `note`, and pushes failures into ctx.failures.
 
@@ -390,6 +406,20 @@ async function customerOrders(ctx) {
   return { ...r, note: `stock ${CONTENDED_STOCK}: ${created}x201, ${r.statuses[409] ?? 0}x409, sold ${sold} ${exact ? "(exact)" : "(WRONG)"}` };
 }
 
+/** The shop page, in each language in turn: rendered by the Worker, remaining asked of the event object. */
+async function shopPage(ctx) {
+  const { event } = ctx.shop;
+  const languages = ["en", "nl", "de", "fr", "es"];
+  let cursor = 0;
+  const spec = {
+    request: { path: `/shop/${event.id}` },
+    next: () => ({ path: `/shop/${event.id}?lang=${languages[cursor++ % languages.length]}` }),
+    check: (status, body) => (status === 200 && body.includes(event.event_name) ? null : `${status} ${body.slice(0, 200)}`),
+  };
+  await warmUp(ctx, spec);
+  return { ...failIf(ctx, "shop_page", await drive(ctx, spec)), note: "3 types, 1 field; 5 languages" };
+}
+
 async function cachedDownload(ctx) {
   let cursor = 0;
   const spec = {
@@ -422,6 +452,7 @@ const ALL_ROWS = [
   { id: "scan_repeat", label: "POST /scans, already scanned", run: scanRepeat },
   { id: "dashboard_orders", label: "POST /admin/orders", run: dashboardOrders },
   { id: "customer_orders", label: "POST /events/:id/orders", run: customerOrders },
+  { id: "shop_page", label: "GET /shop/:id", run: shopPage },
   { id: "cached_download", label: "GET /tickets/:uid, cached", run: cachedDownload },
   { id: "uncached_download", label: "GET /tickets/:uid, uncached", run: uncachedDownload },
   { id: "health_end", label: "GET /health, again", run: health },
@@ -522,11 +553,12 @@ async function main() {
     await seedPdfEvent(ctx);
     await seedScanTickets(ctx);
     await seedOrderEvents(ctx);
+    await seedShopEvent(ctx);
     await seedPdfOrders(ctx);
     console.log(
       `Seeded in ${((Date.now() - setupStart) / 1000).toFixed(1)} s: ${ctx.scan.codes.length} tickets to scan, ` +
         `${ctx.cachedUids.length + 1 + ctx.freshUids.length} orders of ${TICKETS_PER_PDF} personalised tickets ` +
-        `(${ctx.cachedUids.length} downloaded once), 3 order events.`,
+        `(${ctx.cachedUids.length} downloaded once), 3 order events, 1 shop event.`,
     );
 
     // A fresh isolate for the cold render: restart on the same state.

@@ -9,6 +9,12 @@
 //            `Idempotency-Key` as a shop front sends) for SURGE_STOCK units of one stock-controlled type. Exactly
 //            SURGE_STOCK must be sold: SURGE_STOCK answers 201 and every other one 409 `order_stock_unavailable`
 //            (none lost, none 5xx), the type's `sold`, the order form's `remaining` and the orders in D1 agree.
+//   shop     the same surge through the shop page's form (decisions.md 15 "The box office"): SURGE_ORDERS posts of
+//            `POST /shop/<id>` (form-encoded, each with a fresh `form_token`, the order's Idempotency-Key, and
+//            `Accept: application/json`, as the page's own script posts) for SURGE_STOCK units of another event.
+//            Exactly SURGE_STOCK must be sold: SURGE_STOCK answers `200 {"location"}` to the order's page and every
+//            other one `422`, the page again with the sold-out refusal (the same error summary as a post made once
+//            the stock is gone), nothing else; the type's `sold`, `remaining` and the orders in D1 agree.
 //   door     DOOR_SCANS entrance scans (`POST /scans`, signed codes) of distinct valid tickets of one event: every one
 //            `status: true`, and the scan report counts them all once they reached D1 through the queue.
 // Before each burst the service goes idle; a warm-up burst (WARMUP requests of the same kind, on another event for the
@@ -17,6 +23,7 @@
 // how many decisions one event object made per second (each order one hold at the object, each scan one decision),
 // with the Worker, wrangler's proxy and this load generator on the same two cores. Prints a table, writes
 // bench/surge.json; fails when an answer or a count is wrong.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +36,7 @@ const DOOR_SCANS = 2000;
 const BURST = 2000;
 const WARMUP = 200;
 const DOOR_ORDER_SIZE = 100;
-const RUN_LIMIT_MS = 180_000;
+const RUN_LIMIT_MS = 420_000;
 const EVENT_DATE = `${new Date().getUTCFullYear() + 1}-03-14 20:00:00`;
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -54,7 +61,7 @@ async function burst(service, count, request, check) {
         const res = await fetch(`${service.url}${path}`, {
           method,
           headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
           signal: AbortSignal.timeout(120_000),
         });
         text = await res.text();
@@ -90,6 +97,10 @@ async function setUp(service, signer) {
   const type = (eventId, fields) => service.admin("POST", `/admin/events/${eventId}/ticket-types`, { name: "Regular", price: 0, maximum_to_order: 0, ...fields }, 201);
   const surge = await event("On-sale surge (bench)");
   const surgeType = await type(surge.id, { stock_control: true, stock: SURGE_STOCK, show_remaining: true });
+  const shop = await event("On-sale surge through the shop page (bench)");
+  const shopType = await type(shop.id, { stock_control: true, stock: SURGE_STOCK, show_remaining: true });
+  const shopWarm = await event("Warm-up shop orders (bench)");
+  const shopWarmType = await type(shopWarm.id, {});
   const warm = await event("Warm-up orders (bench)");
   const warmType = await type(warm.id, {});
   const door = await event("Door rush (bench)", { add_dashboard_orders_needed: true });
@@ -99,10 +110,16 @@ async function setUp(service, signer) {
   await inParallel(orders, 4, (i) =>
     service.admin("POST", "/admin/orders", { event_id: door.id, name: "Door Rush", email: `door${i}@example.com`, tickets: [{ [doorType.id]: DOOR_ORDER_SIZE }] }, 201),
   );
-  const tickets = await offlineTickets(service.url, key.key);
+  // The event object learns an order's tickets after answering it (work deferred past the answer): on a busy machine
+  // the last orders' tickets reach its list a moment later, so wait for them (bounded) before taking the codes.
+  let tickets = await offlineTickets(service.url, key.key);
+  for (const until = Date.now() + 30_000; tickets.length < orders * DOOR_ORDER_SIZE && Date.now() < until; ) {
+    await sleep(500);
+    tickets = await offlineTickets(service.url, key.key);
+  }
   if (tickets.length !== orders * DOOR_ORDER_SIZE) throw new Error(`the door event lists ${tickets.length} tickets, not ${orders * DOOR_ORDER_SIZE}`);
   const codes = tickets.map((t) => signer.code(door.id, t.ticket_id));
-  return { surge, surgeType, warm, warmType, door, key: key.key, codes };
+  return { surge, surgeType, shop, shopType, shopWarm, shopWarmType, warm, warmType, door, key: key.key, codes };
 }
 
 const customerOrder = (service, event, type, tag) => (i) => ({
@@ -111,6 +128,47 @@ const customerOrder = (service, event, type, tag) => (i) => ({
   headers: { ...JSON_TYPE, "X-EVT-API-KEY": service.apiKey, "Idempotency-Key": `${tag}-${i}` },
   body: { name: "Shop Customer", email: `${tag}${i}@example.com`, tickets: [{ [type.id]: 1 }] },
 });
+
+/** A post of the shop page's form, as the page makes it (decisions.md 15 "The box office"): one ticket, a fresh form_token each. */
+const shopOrder = (event, type, tag) => (i) => ({
+  path: `/shop/${event.id}?lang=en`,
+  method: "POST",
+  headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+  body: new URLSearchParams({
+    form_token: `${tag}${i}x${randomBytes(12).toString("hex")}`,
+    name: "Shop Customer",
+    email: `${tag}${i}@example.com`,
+    [`ticket_${type.id}`]: "1",
+  }).toString(),
+});
+
+/** A 200 from the form's post names where the buyer goes next: the order's page, for a free order without redirect. */
+const shopPlaced = (status, text) => status === 200 && /\/ticketing\/v1\/shop\/orders\/[A-Za-z0-9]+/.test(parse(text)?.location ?? "");
+
+/** The error summary of a refused form (`<div id="form-errors" role="alert">`), tags dropped. */
+function errorSummary(html) {
+  const at = html.indexOf('id="form-errors"');
+  if (at < 0) return null;
+  const end = html.indexOf("</div>", at);
+  return html
+    .slice(at, end < 0 ? undefined : end)
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Orders of an event as D1 holds them, the type's `sold` and the order form's `remaining`: what a surge must leave. */
+async function soldCounts(service, eventId, typeId) {
+  const types = await service.admin("GET", `/admin/events/${eventId}/ticket-types`, undefined, 200);
+  const sold = types.find((t) => t.id === typeId)?.sold;
+  const form = await (await fetch(`${service.url}/events/${eventId}/order-form`, { headers: { "X-EVT-API-KEY": service.apiKey } })).json();
+  const remaining = form.ticket_types?.find((t) => t.id === typeId)?.remaining;
+  const listed = await fetch(`${service.url}/admin/orders?event_id=${eventId}&per_page=1`, {
+    headers: { "X-EVT-API-KEY": service.apiKey, Authorization: service.auth },
+  });
+  await listed.arrayBuffer();
+  return { sold, remaining, inD1: Number(listed.headers.get("X-WP-Total")) };
+}
 
 const scanRequest = (key, codes) => (i) => ({ path: "/scans", method: "POST", headers: { ...JSON_TYPE, "X-EVT-API-KEY": key }, body: { id: codes[i] } });
 
@@ -168,15 +226,7 @@ async function main() {
     });
     const created = surge.statuses[201] ?? 0;
     const refused = refusals.order_stock_unavailable ?? 0;
-    const types = await service.admin("GET", `/admin/events/${s.surge.id}/ticket-types`, undefined, 200);
-    const sold = types.find((t) => t.id === s.surgeType.id)?.sold;
-    const form = await (await fetch(`${service.url}/events/${s.surge.id}/order-form`, { headers: { "X-EVT-API-KEY": service.apiKey } })).json();
-    const remaining = form.ticket_types?.find((t) => t.id === s.surgeType.id)?.remaining;
-    const listed = await fetch(`${service.url}/admin/orders?event_id=${s.surge.id}&per_page=1`, {
-      headers: { "X-EVT-API-KEY": service.apiKey, Authorization: service.auth },
-    });
-    await listed.arrayBuffer();
-    const inD1 = Number(listed.headers.get("X-WP-Total"));
+    const { sold, remaining, inD1 } = await soldCounts(service, s.surge.id, s.surgeType.id);
     const exact = created === SURGE_STOCK && refused === SURGE_ORDERS - SURGE_STOCK && sold === SURGE_STOCK && remaining === 0 && inD1 === SURGE_STOCK;
     const stock = { stock: SURGE_STOCK, orders: SURGE_ORDERS, created, refused_stock: refused, sold, remaining, orders_in_d1: inD1, exact };
     if (!exact) failures.push(`surge: ${JSON.stringify(stock)}`);
@@ -185,6 +235,45 @@ async function main() {
       `POST /events/:id/orders x${SURGE_ORDERS}`,
       surge,
       `${created}x201, ${refused}x409 stock, sold ${sold}, remaining ${remaining}, ${inD1} in D1: ${exact ? "exact" : "WRONG"}`,
+    );
+
+    // The same on-sale through the shop page's form: warm up on another event, then the surge.
+    await settle();
+    const shopWarm = await burst(service, WARMUP, shopOrder(s.shopWarm, s.shopWarmType, "shopwarm"), (_i, status, text) =>
+      shopPlaced(status, text) ? null : `${status} ${text.slice(0, 200)}`,
+    );
+    if (shopWarm.problems.length > 0) failures.push(`shop warm-up: ${shopWarm.problems.slice(0, 3).join(" | ")}`);
+    await settle();
+    const shopSurge = await burst(service, SURGE_ORDERS, shopOrder(s.shop, s.shopType, "shop"), (_i, status, text) =>
+      shopPlaced(status, text) || status === 422 ? null : `${status} ${text.slice(0, 200)}`,
+    );
+    // Every 422 must be the sold-out refusal: the same error summary as a post made now, once the stock is gone.
+    const { path: afterPath, ...afterInit } = shopOrder(s.shop, s.shopType, "after")(0);
+    const after = await fetch(`${service.url}${afterPath}`, afterInit);
+    const soldOutSummary = after.status === 422 ? errorSummary(await after.text()) : null;
+    if (!soldOutSummary) failures.push(`shop: a post after the surge answered ${after.status}, not 422 with an error summary`);
+    const shopRefusals = {};
+    for (const a of shopSurge.answers.filter((answer) => answer.status === 422)) {
+      const summary = errorSummary(a.text);
+      const kind = summary !== null && summary === soldOutSummary ? "sold out" : (summary ?? "no error summary");
+      shopRefusals[kind] = (shopRefusals[kind] ?? 0) + 1;
+    }
+    const shopCreated = shopSurge.answers.filter((a) => shopPlaced(a.status, a.text)).length;
+    const shopRefused = shopRefusals["sold out"] ?? 0;
+    const shopCounts = await soldCounts(service, s.shop.id, s.shopType.id);
+    const shopExact =
+      shopCreated === SURGE_STOCK &&
+      shopRefused === SURGE_ORDERS - SURGE_STOCK &&
+      shopCounts.sold === SURGE_STOCK &&
+      shopCounts.remaining === 0 &&
+      shopCounts.inD1 === SURGE_STOCK;
+    const shopStock = { stock: SURGE_STOCK, orders: SURGE_ORDERS, created: shopCreated, refusals: shopRefusals, ...shopCounts, exact: shopExact };
+    if (!shopExact) failures.push(`shop: ${JSON.stringify(shopStock)}`);
+    row(
+      "shop",
+      `POST /shop/:id x${SURGE_ORDERS}`,
+      shopSurge,
+      `${shopCreated}x200, ${shopRefused}x422 sold out, sold ${shopCounts.sold}, remaining ${shopCounts.remaining}, ${shopCounts.inD1} in D1: ${shopExact ? "exact" : "WRONG"}`,
     );
 
     // The door: warm up on its first tickets, then the rush on the others.
@@ -256,6 +345,7 @@ async function main() {
       health_reference_rps: Number(reference.toFixed(1)),
       health_drift: Number(drift.toFixed(3)),
       stock,
+      shop_stock: shopStock,
       rows: out,
       table: printed.split("\n"),
       failures,

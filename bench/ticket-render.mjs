@@ -80,6 +80,7 @@ const heavyTemplate = await (async () => {
 const views = (n) =>
   Array.from({ length: n }, (_, i) => ({
     qrPayload: `test1.123.${"A".repeat(16)}.${"s".repeat(86)}${i}`,
+    ticketId: `${"A".repeat(10)}${String(100_000 + i)}`,
     lines: ["Festival of Things 2031", "Regular", "04/07/2031 21:15", String(100_000 + i), "Ada Lovelace", "ada.lovelace@example.com"],
   }));
 

@@ -1,7 +1,7 @@
 /**
- * The first steps of docs/quickstart.md as data: an event that takes dashboard orders, a ticket type, a scan key, a
- * dashboard order with an Idempotency-Key (and the same request again), the order's tickets, the PDF e-tickets and
- * two scans at the door. One list, three readers:
+ * The first steps of docs/quickstart.md as data: an event that takes dashboard orders, a ticket type, the event's shop
+ * page (the link to share), a scan key, a dashboard order with an Idempotency-Key (and the same request again), the
+ * order's tickets, the PDF e-tickets and two scans at the door. One list, three readers:
  *
  * - `npm run demo` (scripts/demo.mjs) runs it against a running service and prints every call and answer;
  * - test/quickstart.test.ts runs it inside workerd against the test runtime and asserts every answer;
@@ -53,6 +53,8 @@ export interface DemoStep {
   saveAs?: string;
   /** curl shows the answer's status line and headers (`-i`): the step is about a header. */
   showHeaders?: boolean;
+  /** The answer is a page for people: `npm run demo` prints its address to open in a browser. */
+  page?: string;
   /** The status a correct service answers. */
   status: number;
   /** Shell variables later steps use, each read from the JSON answer at a dotted path (`tickets.0.ticket_id`). */
@@ -92,6 +94,14 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     status: 201,
     saves: { TYPE_ID: "id" },
     show: ["id", "name", "price"],
+  },
+  {
+    title: "Open the event's shop page: the link to share, where the public buys (no key)",
+    method: "GET",
+    path: "/shop/$EVENT_ID",
+    auth: "none",
+    status: 200,
+    page: "The event's shop page",
   },
   {
     title: "Make a scan key for the door (level 0: entrance, once)",

@@ -1,5 +1,6 @@
 // `npm run demo`: the steps of docs/quickstart.md (scripts/demo-steps.ts) against a running service, printing each
-// call (method, path, the headers that matter, body) and its answer (status and a trimmed body).
+// call (method, path, the headers that matter, body) and its answer (status and a trimmed body), and at the end the
+// shop page of the event it made, to open in a browser.
 //
 //   npm run demo                                  against `npm run dev` at http://127.0.0.1:8787
 //   npm run demo -- --base https://tickets.example.org
@@ -92,7 +93,14 @@ function print(call, index) {
   if (call.body !== undefined) console.log(`    ${call.body}`);
   const replayed = call.answerHeaders.get("Idempotent-Replayed");
   console.log(`  < ${call.status}${replayed ? ` (Idempotent-Replayed: ${replayed})` : ""} ${shown(call)}`);
+  if (step.page && call.status === step.status) {
+    pages.push(`${step.page}: ${call.url}`);
+    console.log(`  Open it in a browser: ${call.url}`);
+  }
 }
+
+/** The pages for people the steps made (the event's shop), printed again at the end. */
+const pages = [];
 
 let service;
 let base;
@@ -115,6 +123,7 @@ let failed = false;
 try {
   await runDemo((url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(60_000) }), base, credentials, print);
   console.log("\nEvery step answered as docs/quickstart.md says.");
+  for (const line of pages) console.log(line);
 } catch (err) {
   failed = true;
   const cause = err?.cause?.code ?? err?.cause?.message;

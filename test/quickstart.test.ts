@@ -38,7 +38,7 @@ function stepOf(calls: DemoCall[], path: string, which = 0): DemoCall {
 }
 
 describe("the quickstart's steps (scripts/demo-steps.ts) against the service", () => {
-  it("every step answers as docs/quickstart.md says: event, type, scan key, order and its replay, tickets, PDF, admitted, already scanned", async () => {
+  it("every step answers as docs/quickstart.md says: event, type, shop page, scan key, order and its replay, tickets, PDF, admitted, already scanned", async () => {
     const calls = await runDemo(serviceFetch, BASE, TEST_CREDENTIALS);
     expect(calls.map((c) => `${c.method} ${c.step.path}`)).toEqual(DEMO_STEPS.map((s) => `${s.method} ${s.path}`));
 
@@ -53,6 +53,17 @@ describe("the quickstart's steps (scripts/demo-steps.ts) against the service", (
     const typeId = (type.json as Json).id as string;
     expect(type.json).toMatchObject({ name: "Regular", price: 25 });
     expect(typeId).toMatch(/^v[0-9a-f]{5}$/);
+
+    // The event's shop page: public (no key), HTML, the event's own page (decisions.md 15 "The box office").
+    const shop = stepOf(calls, "/shop/$EVENT_ID");
+    expect([shop.status, shop.path]).toEqual([200, `/shop/${eventId}`]);
+    expect(shop.headers).toStrictEqual({});
+    expect(shop.contentType).toMatch(/^text\/html/);
+    expect(text(shop.bytes)).toContain("Quickstart concert");
+    // Its order form, with the ticket type just made (the form's contract: one count input per type).
+    expect(text(shop.bytes)).toContain(`<form id="order-form" method="post" action="/ticketing/v1/shop/${eventId}?lang=`);
+    expect(text(shop.bytes)).toContain(`name="ticket_${typeId}"`);
+    expect(shop.step.page).toBe("The event's shop page");
 
     const key = stepOf(calls, "/admin/events/$EVENT_ID/scan-keys");
     expect(key.status).toBe(201);
@@ -126,9 +137,9 @@ describe("the quickstart's steps (scripts/demo-steps.ts) against the service", (
     const steps: DemoStep[] = DEMO_STEPS.map((s, i) => (i === 0 ? { ...s, body: '{"event_name": "Quickstart without dashboard orders"}' } : s));
     const seen: DemoCall[] = [];
     await expect(runDemo(serviceFetch, BASE, TEST_CREDENTIALS, (c) => seen.push(c), steps)).rejects.toThrow(
-      /^step 4 \(POST \/admin\/orders\) answered 400, not 201: .*order_dashboard_disabled/,
+      /^step 5 \(POST \/admin\/orders\) answered 400, not 201: .*order_dashboard_disabled/,
     );
-    expect(seen.map((c) => c.status)).toEqual([201, 201, 201, 400]);
+    expect(seen.map((c) => c.status)).toEqual([201, 201, 200, 201, 400]);
   });
 });
 

@@ -6,15 +6,19 @@
 import { fill, rectangle, setFillingGrayscaleColor, type PDFOperator } from "pdf-lib";
 import { QR_QUIET_ZONE_MODULES, type QrMatrix, qrRuns } from "../lib/qr";
 
+/** A rectangle as `re` takes it: lower-left corner, width, height. */
+type Box = readonly [x: number, y: number, width: number, height: number];
+
 /**
  * Operators that draw the code, quiet zone included, in the square from (`x`, `yTop`) to (`x + side`, `yTop - side`)
- * (PDF user space, y up): a light square, then all dark modules as one path filled once. Leaves the fill colour black.
+ * (PDF user space, y up): a light `background` (by default that square; it may be larger, to hold text beside the
+ * code too), then all dark modules as one path filled once. Leaves the fill colour black.
  */
-export function qrOperators(matrix: QrMatrix, x: number, yTop: number, side: number): PDFOperator[] {
+export function qrOperators(matrix: QrMatrix, x: number, yTop: number, side: number, background: Box = [x, yTop - side, side, side]): PDFOperator[] {
   const module = side / (matrix.size + 2 * QR_QUIET_ZONE_MODULES);
   const left = x + QR_QUIET_ZONE_MODULES * module;
   const top = yTop - QR_QUIET_ZONE_MODULES * module;
-  const ops: PDFOperator[] = [setFillingGrayscaleColor(1), rectangle(x, yTop - side, side, side), fill(), setFillingGrayscaleColor(0)];
+  const ops: PDFOperator[] = [setFillingGrayscaleColor(1), rectangle(...background), fill(), setFillingGrayscaleColor(0)];
   for (const run of qrRuns(matrix)) {
     // Edges are rounded, not sizes, so that neighbouring rectangles share their edges exactly.
     const x0 = round(left + run.col * module);

@@ -1,8 +1,8 @@
 /**
  * Ticket PDFs, pure: (template bytes, ticket views, block placement, fonts) -> PDF bytes. No routes, no storage.
  *
- * Every page is the template's single page with the QR block on it: 120 mm x 40 mm, the QR code in the left 40 mm
- * square and the info lines to its right, placed with its top-left corner at (`xMm`, `yMm`) from the top-left of
+ * Every page is the template's single page with the QR block on it: 120 mm x 40 mm, the QR code at the top of the
+ * left 40 mm square with the ticket's id in text under it, and the info lines to the right, placed with its top-left corner at (`xMm`, `yMm`) from the top-left of
  * the page as it is shown, scaled by `scalePercent` and turned `rotation` degrees counter-clockwise about that
  * corner (as TCPDF's `Rotate()`), with a thin frame when `border` is set.
  *
@@ -44,8 +44,10 @@ import { clean, facesFor, SharedResources, Typesetter } from "./typeset";
 export type { FontSource } from "./fonts";
 
 export interface TicketView {
-  /** What the QR code carries (today the 16-character ticket id). */
+  /** What the QR code carries: the ticket's signed code, or its id. */
   qrPayload: string;
+  /** The ticket's id, printed under the code: what a door person types when the code will not scan. */
+  ticketId: string;
   /**
    * The info lines, composed by the caller: event name, ticket type (with seat), event date (formatted), then the
    * layout fields or order id, name and email.
@@ -68,7 +70,20 @@ export const POINTS_PER_MM = 72 / 25.4;
 export const BLOCK_WIDTH_MM = 120;
 export const BLOCK_HEIGHT_MM = 40;
 
-/** Layout inside the block, in mm: the QR square is the block's height; the text starts after a gap. */
+/**
+ * The QR column, the block's left 40 mm square, is light all over. The code, quiet zone included, is a 34 mm square
+ * at its top, centred; the ticket's id is one line of 10 pt Courier Bold under it (16 characters are 34 mm wide),
+ * its baseline 4 mm below the code, so its tallest glyphs stay 1.8 mm clear of the quiet zone and its descenders
+ * inside the block (decisions.md 15 "The box office": a door person types the id from a damaged ticket). A signed
+ * code (about 115 characters, 53 modules with the quiet zone) keeps modules of 0.64 mm, well above what phone
+ * cameras and door scanners read from paper (docs/tickets-pdf.md).
+ */
+export const QR_SIDE_MM = 34;
+export const QR_LEFT_MM = (BLOCK_HEIGHT_MM - QR_SIDE_MM) / 2;
+const ID_BASELINE_MM = QR_SIDE_MM + 4;
+const ID_FONT_SIZE = 10;
+
+/** Layout inside the block, in mm: the text starts after a gap right of the QR column. */
 const TEXT_LEFT_MM = BLOCK_HEIGHT_MM + 2;
 const PADDING_MM = 2.5;
 const MAX_FONT_SIZE = 12;
@@ -88,7 +103,7 @@ export async function renderTickets(template: Uint8Array | null, tickets: readon
   const background = template ? await copyTemplate(doc, template) : null;
   const boxes = background?.boxes ?? { mediaBox: [0, 0, A4[0], A4[1]], rotate: 0 };
 
-  const views = tickets.map((t) => ({ qr: qrMatrix(String(t.qrPayload ?? "")), lines: (t.lines ?? []).map(clean) }));
+  const views = tickets.map((t) => ({ qr: qrMatrix(String(t.qrPayload ?? "")), id: String(t.ticketId ?? ""), lines: (t.lines ?? []).map(clean) }));
   const faces = await facesFor(
     views.flatMap((v) => v.lines),
     fonts,
@@ -110,8 +125,9 @@ export async function renderTickets(template: Uint8Array | null, tickets: readon
     const ops: PDFOperator[] = [];
     if (background?.form) ops.push(drawObject("Tpl"));
     ops.push(pushGraphicsState(), concatTransformationMatrix(...blockMatrix));
-    ops.push(...qrOperators(view.qr, 0, 0, BLOCK_HEIGHT_MM * POINTS_PER_MM));
+    ops.push(...qrOperators(view.qr, QR_LEFT_MM * POINTS_PER_MM, 0, QR_SIDE_MM * POINTS_PER_MM, QR_COLUMN));
     ops.push(...blockLines(typeset, view.lines));
+    ops.push(...ticketIdLine(typeset, view.id));
     if (placement.border) {
       const inset = BORDER_WIDTH / 2;
       ops.push(
@@ -299,7 +315,17 @@ async function copyTemplate(doc: PDFDocument, bytes: Uint8Array): Promise<Backgr
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Info lines
+// The QR column and the info lines
+
+/** The light square behind the code and the id, in block space (`re` operands). */
+const QR_COLUMN = [0, -BLOCK_HEIGHT_MM * POINTS_PER_MM, BLOCK_HEIGHT_MM * POINTS_PER_MM, BLOCK_HEIGHT_MM * POINTS_PER_MM] as const;
+
+/** Operators for the ticket id, in block space: one line centred under the code (drawn after the info lines). */
+function ticketIdLine(typeset: Typesetter, ticketId: string): PDFOperator[] {
+  const centre = (BLOCK_HEIGHT_MM / 2) * POINTS_PER_MM;
+  const ops = typeset.showCode(ticketId, centre, -ID_BASELINE_MM * POINTS_PER_MM, ID_FONT_SIZE, QR_SIDE_MM * POINTS_PER_MM);
+  return ops.length > 0 ? [setFillingGrayscaleColor(0), beginText(), ...ops, endText()] : [];
+}
 
 /** Operators for the info lines, in block space: as many as fit, at one size, vertically centred. */
 function blockLines(typeset: Typesetter, lines: readonly string[]): PDFOperator[] {

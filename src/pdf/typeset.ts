@@ -86,6 +86,7 @@ export class Typesetter {
   private readonly embedded = new Map<LoadedFace, EmbeddedFont>();
   private standard: EmbeddedFont | null = null;
   private standardCharset: ReadonlySet<number> | null = null;
+  private monospace: { font: EmbeddedFont; charset: ReadonlySet<number> } | null = null;
 
   private constructor(
     private readonly doc: PDFDocument,
@@ -130,6 +131,14 @@ export class Typesetter {
       this.standardCharset = new Set(font.getCharacterSet());
     }
     return { font: this.standard, charset: this.standardCharset };
+  }
+
+  private monospaceFont(): { font: EmbeddedFont; charset: ReadonlySet<number> } {
+    if (!this.monospace) {
+      const font = this.doc.embedStandardFont(StandardFonts.CourierBold);
+      this.monospace = { font: this.register(font), charset: new Set(font.getCharacterSet()) };
+    }
+    return this.monospace;
   }
 
   private faceOf(ch: string): LoadedFace | null {
@@ -221,6 +230,21 @@ export class Typesetter {
   /** The width of a line at `size`, as drawn when it fits. */
   widthOf(line: string, size: number): number {
     return this.width(this.runs(this.clusters(clean(line))), size);
+  }
+
+  /**
+   * Operators drawing a code meant to be read by eye and typed (a ticket id) in Courier Bold, centred on `centreX`
+   * with its baseline at `y`, at `size` or as much smaller as fits `maxWidth`. Every glyph is as wide as the next
+   * and the serifs tell 0 from O and 1, l and I apart, which a proportional sans does not. Characters Courier lacks
+   * are left out (a ticket id has none). Inside a text object (`beginText` ... `endText`).
+   */
+  showCode(code: string, centreX: number, y: number, size: number, maxWidth: number): PDFOperator[] {
+    const { font, charset } = this.monospaceFont();
+    const text = [...clean(code)].filter((ch) => charset.has(ch.codePointAt(0)!)).join("");
+    if (text === "") return [];
+    const fitted = Math.min(size, Math.floor((maxWidth / font.font.widthOfTextAtSize(text, 1)) * 100) / 100);
+    const width = font.font.widthOfTextAtSize(text, fitted);
+    return [setFontAndSize(font.name, round(fitted)), setTextMatrix(1, 0, 0, 1, round(centreX - width / 2), round(y)), showText(font.font.encodeText(text))];
   }
 
   /**

@@ -28,7 +28,7 @@ async function heavyTemplate(kib: number, size: [number, number] = [595.28, 841.
 
 /** `count` tickets whose second line numbers their page in the whole, from `first`. */
 const tickets = (first: number, count: number): TicketView[] =>
-  Array.from({ length: count }, (_, i) => ({ qrPayload: `t-${first + i}`, lines: ["Event", `Page ${first + i}`] }));
+  Array.from({ length: count }, (_, i) => ({ qrPayload: `t-${first + i}`, ticketId: `t-${first + i}`, lines: ["Event", `Page ${first + i}`] }));
 
 describe("assembleParts", () => {
   it("joins the parts' pages in order, drawing one copy of a template every part carried", async () => {

@@ -54,7 +54,7 @@ describe("pageTreeWithinBudget", () => {
 
 describe("renderTickets with a template stored before the budget", () => {
   it("refuses a hostile page tree instead of expanding it", async () => {
-    const ticket = { qrPayload: "0123456789abcdef", lines: ["Event"] };
+    const ticket = { qrPayload: "0123456789abcdef", ticketId: "0123456789abcdef", lines: ["Event"] };
     const placement = { xMm: 10, yMm: 10, rotation: 0, scalePercent: 100, border: true };
     await expect(renderTickets(fanOutPageTree(30), [ticket], placement)).rejects.toThrow(/page tree/);
     await expect(renderTickets(parentLoopPageTree(), [ticket], placement)).rejects.toThrow(/page tree/);

@@ -15,16 +15,29 @@ import {
 import { describe, expect, it } from "vitest";
 import type { FontSource } from "../../src/pdf/fonts";
 import { QR_ERROR_CORRECTION, QR_QUIET_ZONE_MODULES, qrMatrix, qrRuns } from "../../src/lib/qr";
-import { A4, BLOCK_HEIGHT_MM, BLOCK_WIDTH_MM, POINTS_PER_MM, renderTickets, type QrBlockPlacement, type TicketView } from "../../src/pdf/render-tickets";
+import {
+  A4,
+  BLOCK_HEIGHT_MM,
+  BLOCK_WIDTH_MM,
+  POINTS_PER_MM,
+  QR_LEFT_MM,
+  QR_SIDE_MM,
+  renderTickets,
+  type QrBlockPlacement,
+  type TicketView,
+} from "../../src/pdf/render-tickets";
 import { readPage, streamBytes, tokenize, xObject, type Fill, type PageDrawing } from "./pdf-inspect";
 import { dataUrlBytes, testFontSource } from "./test-fonts";
 
 const MM = POINTS_PER_MM;
-const QR_SIDE = BLOCK_HEIGHT_MM * MM;
+/** The QR column (the block's left square, light all over) and the code's square in it, quiet zone included. */
+const COLUMN = BLOCK_HEIGHT_MM * MM;
+const QR_SIDE = QR_SIDE_MM * MM;
+const QR_LEFT = QR_LEFT_MM * MM;
 const PLACE: QrBlockPlacement = { xMm: 20, yMm: 30, rotation: 0, scalePercent: 100, border: true };
 
 function ticket(id: string, name = "Jan Jansen", email = "jan@example.com"): TicketView {
-  return { qrPayload: id, lines: ["Spring Concert", "Regular (Row A, seat 12)", "Sat 14 March 2026, 20:00", `Order ${id.slice(0, 6)}`, name, email] };
+  return { qrPayload: id, ticketId: id, lines: ["Spring Concert", "Regular (Row A, seat 12)", "Sat 14 March 2026, 20:00", `Order ${id.slice(0, 6)}`, name, email] };
 }
 
 async function render(tickets: readonly TicketView[], placement: Partial<QrBlockPlacement> = {}, template: Uint8Array | null = null, fonts?: FontSource) {
@@ -54,7 +67,7 @@ function drawnModules(fill: Fill, size: number): Set<string> {
   const module = QR_SIDE / (size + 2 * QR_QUIET_ZONE_MODULES);
   const modules = new Set<string>();
   for (const [x, y, w, h] of fill.rects) {
-    const col = Math.round(x / module) - QR_QUIET_ZONE_MODULES;
+    const col = Math.round((x - QR_LEFT) / module) - QR_QUIET_ZONE_MODULES;
     const row = Math.round(-(y + h) / module) - QR_QUIET_ZONE_MODULES;
     const cols = Math.round(w / module);
     const rows = Math.round(h / module);
@@ -209,11 +222,14 @@ describe("QR code", () => {
     const { pages } = await render([ticket("K7Q2M9X4D1F8H3J6")]);
     const light = pages[0]!.fills.find((f) => f.gray === 1)!;
     expect(light.rects).toHaveLength(1);
+    // The whole QR column is light: the code's square (quiet zone included) and the ticket id under it.
     const [x, y, w, h] = light.rects[0]!;
     close(x, 0);
-    close(y, -QR_SIDE);
-    close(w, QR_SIDE);
-    close(h, QR_SIDE);
+    close(y, -COLUMN);
+    close(w, COLUMN);
+    close(h, COLUMN);
+    expect(QR_LEFT).toBeGreaterThanOrEqual(0);
+    expect(QR_LEFT + QR_SIDE).toBeLessThanOrEqual(COLUMN);
   });
 
   it("exposes the matrix it draws, which matches qrcode-generator's, and merges runs", () => {
@@ -236,34 +252,80 @@ describe("QR code", () => {
   });
 });
 
+describe("the ticket id under the code (decisions.md 15 'The box office': a door person types it from a damaged ticket)", () => {
+  /** Courier's glyphs are all 600/1000 of the size wide. */
+  const COURIER_ADVANCE = 0.6;
+
+  it("shows the ticket's id in one monospaced line of at least 8 pt, centred under the code and clear of its quiet zone", async () => {
+    // A signed code (about 115 characters) is the largest code drawn; its ticket id is the text.
+    const id = "aB3dE5gH7jK9lI1O";
+    const signed = `k1.123456.${id}.${"Q".repeat(85)}A`;
+    const { pages } = await render([{ qrPayload: signed, ticketId: id, lines: ["Spring Concert", "Regular"] }]);
+    const page = pages[0]!;
+    const line = page.lines.find((l) => l.text === id);
+    expect(line, JSON.stringify(page.lines.map((l) => l.text))).toBeDefined();
+    expect(line!.fonts.every((f) => f.startsWith("Courier"))).toBe(true);
+    const size = line!.sizes[0]!;
+    expect(size).toBeGreaterThanOrEqual(8);
+
+    // The code's box: its dark modules plus the 4-module quiet zone around them.
+    const fill = qrFill(page);
+    const module = Math.min(...fill.rects.map((r) => r[3]));
+    const left = Math.min(...fill.rects.map((r) => r[0])) - QR_QUIET_ZONE_MODULES * module;
+    const right = Math.max(...fill.rects.map((r) => r[0] + r[2])) + QR_QUIET_ZONE_MODULES * module;
+    const bottom = Math.min(...fill.rects.map((r) => r[1])) - QR_QUIET_ZONE_MODULES * module;
+    // Under the box (its tallest glyphs, 0.63 of the size for Courier's ascenders, stay out of the quiet zone), inside the block.
+    expect(line!.y + 0.63 * size).toBeLessThan(bottom);
+    expect(line!.y - 0.16 * size).toBeGreaterThan(-BLOCK_HEIGHT_MM * MM);
+    // Centred under the code, and no wider than it.
+    const width = COURIER_ADVANCE * size * id.length;
+    close(line!.x + width / 2, (left + right) / 2, 0.05);
+    expect(width).toBeLessThanOrEqual(right - left);
+    // On the light square, so that a template's picture never runs behind it.
+    const light = page.fills.find((f) => f.gray === 1)!.rects[0]!;
+    expect(line!.x).toBeGreaterThanOrEqual(light[0]);
+    expect(line!.x + width).toBeLessThanOrEqual(light[0] + light[2]);
+    expect(line!.y - 0.16 * size).toBeGreaterThanOrEqual(light[1]);
+  });
+
+  it("keeps the code large enough to scan: modules of at least 0.5 mm for a signed code", async () => {
+    const id = "K7Q2M9X4D1F8H3J6";
+    const { pages } = await render([{ qrPayload: `k1.123456.${id}.${"Q".repeat(85)}A`, ticketId: id, lines: [] }]);
+    const fill = qrFill(pages[0]!);
+    const module = Math.min(...fill.rects.map((r) => r[3]));
+    expect(module / MM).toBeGreaterThanOrEqual(0.5);
+  });
+});
+
 describe("info lines", () => {
   it("shows every line, top to bottom, right of the code", async () => {
     const view = ticket("K7Q2M9X4D1F8H3J6");
     const { pages } = await render([view]);
-    const lines = pages[0]!.lines;
-    expect(lines.map((l) => l.text)).toEqual(view.lines);
+    // The info lines, then the ticket id under the code.
+    expect(pages[0]!.lines.map((l) => l.text)).toEqual([...view.lines, view.ticketId]);
+    const lines = pages[0]!.lines.slice(0, view.lines.length);
     for (const [i, line] of lines.entries()) {
-      expect(line.x).toBeGreaterThan(QR_SIDE);
+      expect(line.x).toBeGreaterThan(COLUMN);
       if (i > 0) expect(line.y).toBeLessThan(lines[i - 1]!.y);
       expect(line.y).toBeLessThan(0);
-      expect(line.y).toBeGreaterThan(-QR_SIDE);
+      expect(line.y).toBeGreaterThan(-COLUMN);
     }
   });
 
   it("fits up to nine lines (three fixed, six layout fields) inside the block", async () => {
-    const view: TicketView = { qrPayload: "K7Q2M9X4D1F8H3J6", lines: Array.from({ length: 9 }, (_, i) => `Line ${i + 1}`) };
+    const view: TicketView = { qrPayload: "K7Q2M9X4D1F8H3J6", ticketId: "K7Q2M9X4D1F8H3J6", lines: Array.from({ length: 9 }, (_, i) => `Line ${i + 1}`) };
     const { pages } = await render([view]);
-    const lines = pages[0]!.lines;
-    expect(lines.map((l) => l.text)).toEqual(view.lines);
+    expect(pages[0]!.lines.map((l) => l.text)).toEqual([...view.lines, view.ticketId]);
+    const lines = pages[0]!.lines.slice(0, view.lines.length);
     const size = lines[0]!.sizes[0]!;
-    expect(lines.at(-1)!.y - size * 0.25).toBeGreaterThan(-QR_SIDE);
+    expect(lines.at(-1)!.y - size * 0.25).toBeGreaterThan(-COLUMN);
     expect(lines[0]!.y + size).toBeLessThan(0);
   });
 
   it("shrinks a line a little too long, and cuts a much longer one with an ellipsis", async () => {
     const slightly = "a".repeat(40);
     const much = "Grand Symphonic Evening With The Philharmonic ".repeat(4).trim();
-    const view: TicketView = { qrPayload: "K7Q2M9X4D1F8H3J6", lines: ["Short", slightly, much, "Tail"] };
+    const view: TicketView = { qrPayload: "K7Q2M9X4D1F8H3J6", ticketId: "K7Q2M9X4D1F8H3J6", lines: ["Short", slightly, much, "Tail"] };
     const { pages } = await render([view]);
     const [short, shrunk, cut, tail] = pages[0]!.lines;
     expect(short!.text).toBe("Short");
@@ -282,8 +344,8 @@ describe("info lines", () => {
   });
 
   it("cleans control characters and collapses whitespace", async () => {
-    const { pages } = await render([{ qrPayload: "X", lines: ["  Jan\tJansen\r\n(VIP)\u0000 ", "a\u00ADb"] }]);
-    expect(pages[0]!.lines.map((l) => l.text)).toEqual(["Jan Jansen (VIP)", "ab"]);
+    const { pages } = await render([{ qrPayload: "X", ticketId: "X", lines: ["  Jan\tJansen\r\n(VIP)\u0000 ", "a\u00ADb"] }]);
+    expect(pages[0]!.lines.map((l) => l.text)).toEqual(["Jan Jansen (VIP)", "ab", "X"]);
   });
 });
 
@@ -388,7 +450,7 @@ describe("names in any script", () => {
 
   it("mixes fonts within a line", async () => {
     const fonts = testFontSource("mixed");
-    const { pages } = await render([{ qrPayload: "M", lines: ["Concert 李小龍 Ελένη"] }], {}, null, fonts);
+    const { pages } = await render([{ qrPayload: "M", ticketId: "M", lines: ["Concert 李小龍 Ελένη"] }], {}, null, fonts);
     const line = pages[0]!.lines[0]!;
     expect(line.text).toBe("Concert 李小龍 Ελένη");
     expect(new Set(line.fonts).size).toBeGreaterThan(1);
@@ -417,11 +479,11 @@ describe("names in any script", () => {
 
   it("never throws on characters nothing can draw", async () => {
     const odd = ["😀🎟️ 👩‍👩‍👧", "\uD800 lone", "עברית العربية", "ЖУК Щука", "Ǆ ǅ ǆ", "\u0301\u0301", "a\u0000b\u200Dc", "🏳️‍🌈".repeat(80)];
-    const without = await render([{ qrPayload: "Z", lines: odd }]);
+    const without = await render([{ qrPayload: "Z", ticketId: "Z", lines: odd }]);
     expect(without.pages[0]!.lines.length).toBeGreaterThan(0);
     expect(without.pages[0]!.lines.find((l) => l.text.startsWith("ZHUK"))!.text).toBe("ZHUK Shchuka");
     const fonts = testFontSource("odd");
-    const withFonts = await render([{ qrPayload: "Z", lines: odd }], {}, null, fonts);
+    const withFonts = await render([{ qrPayload: "Z", ticketId: "Z", lines: odd }], {}, null, fonts);
     expect(withFonts.pages[0]!.lines.length).toBeGreaterThan(0);
   });
 

@@ -70,7 +70,7 @@ export async function downloadProblem(deps: Deps, inputs: TicketPdfInputs | null
 }
 
 /** Bumped when rendering changes what a page looks like, so parts rendered before a deploy are not stitched after it. */
-const RENDER_VERSION = 1;
+const RENDER_VERSION = 2;
 
 /**
  * What the PDF shows, as one hex digest: the inputs as read, the signing keys (the QR codes), the rendering version
@@ -134,7 +134,7 @@ export async function renderPages(deps: Deps, inputs: TicketPdfInputs, pages: re
     const event = eventsById.get(t.eventId) ?? own;
     const layout = type && type.layout.length > 0 ? type.layout : LAYOUT_ORDER_NAMES;
     const lines = [event.eventName, ticketTypeLabel(t), eventDateText(event), ...layout.map((name) => orderValue(name, t.personalisation))];
-    const view = { qrPayload: await qrPayload(signer, t), lines };
+    const view = { qrPayload: await qrPayload(signer, t), ticketId: t.id, lines };
     const last = runs.at(-1);
     if (last?.templateId === templateId) last.views.push(view);
     else runs.push({ templateId, views: [view] });

@@ -8,7 +8,7 @@ import type { EventObject } from "../../../src/event-object/event.do";
 import worker from "../../../src/index";
 import { signerFor, TicketSigner, type SigningKeyJwk } from "../../../src/lib/ticket-codes";
 import { qrMatrix, QR_QUIET_ZONE_MODULES } from "../../../src/lib/qr";
-import { BLOCK_HEIGHT_MM, POINTS_PER_MM } from "../../../src/pdf/render-tickets";
+import { POINTS_PER_MM, QR_LEFT_MM, QR_SIDE_MM } from "../../../src/pdf/render-tickets";
 import { API_KEY, call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
@@ -26,7 +26,9 @@ type Json = Record<string, any>;
 
 const KEYS = loadConfig(env).ticketSigningKeys;
 const signer = signerFor(KEYS);
-const QR_SIDE = BLOCK_HEIGHT_MM * POINTS_PER_MM;
+/** The code's square (quiet zone included) in the ticket's block, and its left edge there. */
+const QR_SIDE = QR_SIDE_MM * POINTS_PER_MM;
+const QR_LEFT = QR_LEFT_MM * POINTS_PER_MM;
 const RESULT_FIELDS = ["order_id", "qrcode", "event", "name", "email", "level", "type", "status", "date", "location"];
 const REFUSAL_FIELDS = [...RESULT_FIELDS, "error"];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -162,7 +164,7 @@ function drawnMatrix(page: PageDrawing): Matrix {
   const m = QR_SIDE / (size + 2 * QR_QUIET_ZONE_MODULES);
   const dark: Matrix = Array.from({ length: size }, () => new Array<boolean>(size).fill(false));
   for (const [x, y, w, h] of fill.rects) {
-    const col = Math.round(x / m) - QR_QUIET_ZONE_MODULES;
+    const col = Math.round((x - QR_LEFT) / m) - QR_QUIET_ZONE_MODULES;
     const row = Math.round(-(y + h) / m) - QR_QUIET_ZONE_MODULES;
     for (let r = row; r < row + Math.round(h / m); r++) for (let c = col; c < col + Math.round(w / m); c++) dark[r]![c] = true;
   }

@@ -84,6 +84,28 @@ describe("GET /tickets/<uid>", () => {
     expect(types.sort()).toEqual(["Regular", "Regular", "VIP"]);
   });
 
+  it("each page shows its ticket's id in text under the QR code, for a door person to type (decisions.md 15 'The box office')", async () => {
+    const event = await newEvent();
+    const regular = await createTicketType(event.id, { name: "Regular" });
+    const order = await placeOrder(event.id, [regular.id], { [regular.id]: 2 });
+    const listed = await expectJson(call("GET", `/admin/tickets/${order.id}`), 200);
+    const ids: string[] = listed.tickets.map((t: { ticket_id: string }) => t.ticket_id);
+    expect(ids).toHaveLength(2);
+
+    const { doc } = await expectPdf(download(order.uid), order.id);
+    const shown = doc.getPages().map((page) => {
+      const drawing = readPage(page);
+      // The code: the fill with the most rectangles; the id line lies under its lowest module.
+      const code = drawing.fills.reduce((best, f) => (f.rects.length > best.rects.length ? f : best));
+      const codeBottom = Math.min(...code.rects.map((r) => r[1]));
+      const line = drawing.lines.find((l) => ids.includes(l.text));
+      expect(line, JSON.stringify(drawing.lines.map((l) => l.text))).toBeDefined();
+      expect(line!.y).toBeLessThan(codeBottom);
+      return line!.text;
+    });
+    expect(shown.sort()).toEqual([...ids].sort());
+  });
+
   it("a passe-partout order has a page for every ticket: one per unit at each child event", async () => {
     const group = unique("G");
     const c1 = await newEvent({ event_name: unique("Child one "), group_type: 1, event_group: group });
