@@ -7,7 +7,7 @@ import type { Deps } from "../../platform/deps";
 import { askEventObject, STALE } from "../catalogue/event-object-client";
 import { catalogueOf } from "../ordering/order-drafts";
 import { isOnSale } from "../../domain/order-rules";
-import type { EventRow } from "../../db/rows";
+import type { EventRow, InputFieldRow, TicketTypeRow } from "../../db/rows";
 
 export type ClosedReason = "not_started" | "ended" | "sold_out";
 
@@ -43,13 +43,36 @@ function closedReason(event: EventRow, now: number, remaining: Remaining, typeId
   return null;
 }
 
+/** What an event's order form shows that only the organiser changes: its types, fields and a group's dates. */
+export interface OrderFormParts {
+  types: TicketTypeRow[];
+  fields: InputFieldRow[];
+  dates: EventRow[];
+}
+
+export async function orderFormParts(deps: Deps, event: EventRow): Promise<OrderFormParts> {
+  const grouped = event.groupType === 1 || event.groupType === 2;
+  const [{ types, fields }, dates] = await Promise.all([
+    catalogueOf(deps, event.id),
+    grouped
+      ? deps.db
+          .select()
+          .from(events)
+          .where(and(eq(events.eventGroup, event.eventGroup), or(eq(events.groupType, 1), eq(events.groupType, 2))))
+          .orderBy(asc(events.eventDate), asc(events.id))
+      : [],
+  ]);
+  return { types, fields, dates };
+}
+
 /**
  * `GET /events/<event_id>/order-form` (decisions.md 5.1): what a shop front needs to render the order form of an
- * event, whether it is open (and why not), and for grouped events the dates of the group.
+ * event, whether it is open (and why not), and for grouped events the dates of the group. A caller that keeps the
+ * event's parts (the shop page, decisions.md 15 "Weight and speed") passes them; what remains is always asked live.
  */
-export async function orderForm(deps: Deps, event: EventRow) {
+export async function orderForm(deps: Deps, event: EventRow, kept?: OrderFormParts) {
   const now = deps.now();
-  const [{ types, fields }, remaining] = await Promise.all([catalogueOf(deps, event.id), remainingOf(deps, event)]);
+  const [{ types, fields, dates }, remaining] = await Promise.all([kept ?? orderFormParts(deps, event), remainingOf(deps, event)]);
   const reason = closedReason(
     event,
     now,
@@ -58,13 +81,6 @@ export async function orderForm(deps: Deps, event: EventRow) {
   );
   const tz = event.timezone;
   const grouped = event.groupType === 1 || event.groupType === 2;
-  const dates = grouped
-    ? await deps.db
-        .select()
-        .from(events)
-        .where(and(eq(events.eventGroup, event.eventGroup), or(eq(events.groupType, 1), eq(events.groupType, 2))))
-        .orderBy(asc(events.eventDate), asc(events.id))
-    : [];
   return {
     event_id: event.id,
     event_name: event.eventName,

@@ -9,11 +9,10 @@ import { type Lang, messagesFor, pickLanguage } from "../../domain/messages";
 import { purifyTerms } from "../../lib/html";
 import { formatOptionalDateTime } from "../../lib/time";
 import { API_BASE } from "../../config";
-import type { EventRow } from "../../db/rows";
-import { committedCustomerOrder, createCustomerOrder, shopEvent, type CustomerOrderResult } from "../checkout/customer-orders.service";
+import { committedCustomerOrder, createCustomerOrder, type CustomerOrderResult } from "../checkout/customer-orders.service";
+import { keptShopEventPart, readShopEventPart, type ShopEventPart } from "./event-part";
+import type { Deps } from "../../platform/deps";
 import { orderForm } from "../checkout/order-form.service";
-import { catalogueOf } from "../ordering/order-drafts";
-import { passePartoutChildren } from "../ordering/stock.service";
 import { setShopHeaders } from "./page-layout";
 import { emptyValues, type EnteredValues, newFormToken, readPostedForm, toOrderInput } from "./shop-form";
 import { ShopMeta } from "./shop-meta";
@@ -25,10 +24,13 @@ const shopPath = (eventId: number | string) => `${API_BASE}/shop/${eventId}`;
 
 const langOf = (c: AppContext): Lang => pickLanguage(c.req.query("lang"), c.req.header("Accept-Language"));
 
-/** The path's event, or the not-found page in the page's language (never the API's JSON). */
-async function pageEvent(c: AppContext, lang: Lang): Promise<EventRow | Response> {
+/**
+ * The path's event with what its page shows of it, or the not-found page in the page's language (never the API's
+ * JSON). A view may take it as kept for up to 10 s (event-part.ts); a post reads it afresh.
+ */
+async function pageEvent(c: AppContext, lang: Lang, read: (deps: Deps, pathId: string) => Promise<ShopEventPart>): Promise<ShopEventPart | Response> {
   try {
-    return await shopEvent(depsOf(c), c.req.param("id") ?? "");
+    return await read(depsOf(c), c.req.param("id") ?? "");
   } catch (err) {
     if (toApiError(err)?.status !== 404) throw err;
     setShopHeaders(c);
@@ -42,9 +44,9 @@ interface FormState {
 }
 
 /** The shop page of `event`: what its order form shows, with the entered values and errors of a refused post. */
-async function renderShop(c: AppContext, event: EventRow, lang: Lang, state: FormState, status: 200 | 422 | 503 = 200): Promise<Response> {
+async function renderShop(c: AppContext, { event, parts, children }: ShopEventPart, lang: Lang, state: FormState, status: 200 | 422 | 503 = 200): Promise<Response> {
   const deps = depsOf(c);
-  const [view, children] = await Promise.all([orderForm(deps, event), event.groupType === 3 ? passePartoutChildren(deps, event) : []]);
+  const view = await orderForm(deps, event, parts);
   const recaptchaSiteKey = event.recaptchaNeeded ? deps.config.captcha.siteKey : "";
   // og:url and the JSON-LD's url: PUBLIC_URL when set, else this request's origin (platform/deps.ts).
   const url = `${deps.origin}${shopPath(event.id)}`;
@@ -89,15 +91,16 @@ function placed(c: AppContext, result: CustomerOrderResult, lang: Lang): Respons
 export const shopRoutes = new Hono<AppEnv>()
   .get("/:id", describeRoute(shopApi.page), async (c) => {
     const lang = langOf(c);
-    const event = await pageEvent(c, lang);
-    if (event instanceof Response) return event;
-    return renderShop(c, event, lang, { values: emptyValues(), errors: [] });
+    const part = await pageEvent(c, lang, keptShopEventPart);
+    if (part instanceof Response) return part;
+    return renderShop(c, part, lang, { values: emptyValues(), errors: [] });
   })
 
   .post("/:id", describeRoute(shopApi.order), async (c) => {
     const lang = langOf(c);
-    const event = await pageEvent(c, lang);
-    if (event instanceof Response) return event;
+    const part = await pageEvent(c, lang, readShopEventPart);
+    if (part instanceof Response) return part;
+    const { event } = part;
     const deps = depsOf(c);
     // The page is the browser shop front of decisions.md 13: its orders count as the ordering key's.
     c.set("shopKey", "ordering");
@@ -105,16 +108,15 @@ export const shopRoutes = new Hono<AppEnv>()
     const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
     const form = readPostedForm(isForm ? await c.req.text() : "");
     const refuse = (errors: PageError[], status: 422 | 503 = 422, headers: Record<string, string> = {}) =>
-      renderShop(c, event, lang, { values: form.values, errors }, status).then((res) => {
+      renderShop(c, part, lang, { values: form.values, errors }, status).then((res) => {
         for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
         return res;
       });
     if (!isForm) return refuse([{ control: null, text: words.unsupportedForm }]);
     if (form.token === null) return refuse([{ control: null, text: words.formExpired }]);
-    const { types } = await catalogueOf(deps, event.id);
     const mapped = toOrderInput(
       form,
-      types.map((t) => t.id),
+      part.parts.types.map((t) => t.id),
     );
     if (mapped.input === null) return refuse(shapeErrors(mapped.errors, lang));
     const input = mapped.input;
