@@ -127,6 +127,9 @@ export const checkoutApi = {
     operationId: "confirmBooking",
     summary: "Confirm an RSVP booking",
     description: "The link of the email that asks a customer to confirm. No key: the emailed token is the capability.",
-    success: answers.redirect(302, "Confirmed: to the event's confirmation `redirect`, or to the order's status."),
+    success: answers.redirect(
+      302,
+      "Confirmed: to the event's confirmation `redirect`, else the shop's order page for an order placed through the shop, else the order's status.",
+    ),
   },
 } satisfies Record<string, RouteDoc>;

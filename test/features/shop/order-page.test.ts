@@ -45,8 +45,8 @@ function apiOrder(s: Shop, count = 1, extra: Json = {}): Promise<Json> {
 }
 
 /**
- * An order placed through the shop: the shop's form post (H2's route) calls createCustomerOrder with `via: "shop"`;
- * until then the service is called directly, as that route will.
+ * An order placed through the shop, as the shop's form post places it (shop.routes.tsx calls createCustomerOrder with
+ * `via: "shop"`), called directly so a test can give it other settings (Stripe's).
  */
 async function shopOrder(s: Shop, deps: Deps = depsFromEnv(env, undefined, ORIGIN), count = 1, extra: Json = {}) {
   const input = createCustomerOrderBody.parse(orderInput(s, count, extra));
@@ -99,6 +99,20 @@ describe("where every provider lands a customer", () => {
     const fromApi = await apiOrder(s);
     const cancelled = await decide(fromApi.payment.checkout_url, "cancel");
     expect(cancelled.headers.get("Location")).toBe("https://organiser.example/thanks");
+  });
+
+  it("an RSVP confirmation link: a shop order lands on its order page, an API order on its status route; the event's confirmation redirect wins for both", async () => {
+    const rsvp = (redirect: string) =>
+      shop({ confirmation_emails_needed: true, confirmation_timeout: 30, email_confirmation: { subject: "Confirmed", body: "<p>See you.</p>", redirect } }, { price: 0 });
+    const confirm = async (id: number) => open(`${BASE}/orders/confirm/${(await row(id)).confirmToken!}`);
+    const s = await rsvp("");
+    const fromShop = await shopOrder(s);
+    const fromApi = await apiOrder(s);
+    expect((await confirm(fromShop.order.id)).headers.get("Location")).toBe(orderPage(fromShop.order.uid));
+    expect((await confirm(fromApi.id)).headers.get("Location")).toBe(statusRoute(fromApi));
+    const r = await rsvp("https://organiser.example/confirmed");
+    expect((await confirm((await shopOrder(r)).order.id)).headers.get("Location")).toBe("https://organiser.example/confirmed");
+    expect((await confirm((await apiOrder(r)).id)).headers.get("Location")).toBe("https://organiser.example/confirmed");
   });
 
   it("Stripe: a shop order's Checkout Session returns to the order page on success and on cancel; an API order's to its status route", async () => {
