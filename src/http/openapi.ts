@@ -216,6 +216,8 @@ function successResponse(success: Success, extraHeaders: readonly ResponseHeader
       };
     case "html":
       return { "200": { description: success.description, headers: headers([]), content: { "text/html": { schema: { type: "string" } } } } };
+    case "csv":
+      return { "200": { description: success.description, headers: headers(["Content-Disposition"]), content: { "text/csv": { schema: { type: "string" } } } } };
     case "redirect":
       return { [success.status]: { description: success.description, headers: headers(["Location"]) } };
   }

@@ -38,6 +38,7 @@ export type Success =
   | { kind: "pdf"; description: string }
   | { kind: "image"; mediaTypes: readonly string[]; description: string }
   | { kind: "html"; description: string }
+  | { kind: "csv"; description: string }
   | { kind: "redirect"; status: 302 | 303; description: string };
 
 /** A failure: a description of when it happens (answered in the error envelope), or a body of its own. */
@@ -154,5 +155,7 @@ export const answers = {
   /** An image in one of `mediaTypes` (as a query asks), named in `Content-Disposition`. */
   image: (mediaTypes: readonly string[], description: string): Success => ({ kind: "image", mediaTypes, description }),
   html: (description: string): Success => ({ kind: "html", description }),
+  /** A CSV file (`text/csv; charset=utf-8`), named in `Content-Disposition`. */
+  csv: (description: string): Success => ({ kind: "csv", description }),
   redirect: (status: 302 | 303, description: string): Success => ({ kind: "redirect", status, description }),
 };

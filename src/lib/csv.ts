@@ -1,3 +1,5 @@
+import { centsToDecimal } from "./money";
+
 /**
  * RFC 4180 CSV with either `,` or `;` as separator (spreadsheets in many locales write `;`). Fields may be quoted
  * with `"`, a quote inside doubled; quoted fields may hold separators and line breaks. Line ends are CRLF or LF.
@@ -85,4 +87,36 @@ export function parseCsv(text: string, separator: "," | ";" = detectSeparator(te
     if (!(fields.length === 1 && fields[0]!.trim() === "")) rows.push({ line: start, fields });
   }
   return rows;
+}
+
+/** A number written as it is (never quoted or prefixed): a count, or money as `centsToDecimal` writes it. */
+export interface CsvNumber {
+  number: string;
+}
+
+export type CsvCell = string | number | CsvNumber;
+
+/** Money as a plain number with a dot and two decimals (`12.50` for 1250 cents). */
+export function csvMoney(cents: number): CsvNumber {
+  return { number: centsToDecimal(cents) };
+}
+
+/**
+ * Text a spreadsheet would read as a formula (`=`, `+`, `-`, `@`) or that starts with a tab or CR gets a leading `'`,
+ * so a customer's name cannot run in the organiser's spreadsheet (decisions.md 15 "The organiser console"). Numbers
+ * are the service's own and are never prefixed.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+function csvField(cell: CsvCell): string {
+  if (typeof cell === "number") return String(cell);
+  if (typeof cell !== "string") return cell.number;
+  const text = FORMULA_START.test(cell) ? `'${cell}` : cell;
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One RFC 4180 row, comma separated, ended by CRLF. */
+export function csvRow(cells: readonly CsvCell[]): string {
+  return `${cells.map(csvField).join(",")}\r\n`;
 }

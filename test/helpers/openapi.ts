@@ -100,6 +100,9 @@ export async function checkAnswer(doc: Json, uri: string, route: string, res: Re
     } else if (mediaType === "image/svg+xml") {
       expect(text.startsWith("<svg "), `${route}: an SVG image`).toBe(true);
       body = text;
+    } else if (mediaType === "text/csv") {
+      expect([...bytes.subarray(0, 3)], `${route}: a CSV file with its BOM`).toEqual([0xef, 0xbb, 0xbf]);
+      body = text;
     } else if (mediaType === "text/html") {
       expect(text.slice(0, 15).toLowerCase(), `${route}: an HTML page`).toBe("<!doctype html>");
       body = text;

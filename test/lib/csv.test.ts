@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CsvSyntaxError, detectSeparator, parseCsv } from "../../src/lib/csv";
+import { CsvSyntaxError, csvMoney, csvRow, detectSeparator, parseCsv } from "../../src/lib/csv";
 
 /** The CsvSyntaxError `fn` throws (fails the test when it throws nothing or something else). */
 function syntaxError(fn: () => unknown): CsvSyntaxError {
@@ -146,5 +146,26 @@ describe("parseCsv", () => {
     const rows = parseCsv(text);
     expect(rows).toHaveLength(100_000);
     expect(rows[99_999]).toEqual({ line: 100_000, fields: ["Person 99999", "p99999@example.com", "4"] });
+  });
+});
+
+describe("csvRow (the exports' writer, decisions.md 15 'The organiser console')", () => {
+  it("ends with CRLF; quotes a cell holding a quote, comma or line break, doubling quotes", () => {
+    expect(csvRow(["a", "b c", ""])).toBe("a,b c,\r\n");
+    expect(csvRow(['say "hi"', "a,b", "two\nlines", "cr\rhere"])).toBe('"say ""hi""","a,b","two\nlines","cr\rhere"\r\n');
+  });
+
+  it("puts a ' before text starting with =, +, -, @, tab or CR, and only at the start", () => {
+    expect(csvRow(["=1+1", "+31 20", "-x", "@SUM(A1)", "\tTab", "\rCR", "a=b", " =x"])).toBe("'=1+1,'+31 20,'-x,'@SUM(A1),'\tTab,\"'\rCR\",a=b, =x\r\n");
+    expect(csvRow(['=HYPERLINK("x")'])).toBe('"\'=HYPERLINK(""x"")"\r\n');
+  });
+
+  it("writes numbers and money plainly with a dot, never prefixed, even when negative", () => {
+    expect(csvRow([0, 42, -3, csvMoney(1250), csvMoney(5), csvMoney(0), csvMoney(-250)])).toBe("0,42,-3,12.50,0.05,0.00,-2.50\r\n");
+  });
+
+  it("reads back as it was written (after the prefix)", () => {
+    const cells = ['Ann "A", Smith', "line\r\nbreak", "plain"];
+    expect(parseCsv(csvRow(cells))[0]!.fields).toEqual(cells);
   });
 });

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../http/context";
 import { reportsApi } from "./reports.schema";
 import { describeRoute } from "../../http/route-docs";
@@ -8,6 +8,7 @@ import { ok } from "../../http/respond";
 import { pathId } from "../../http/validate";
 import { getEventFor } from "../catalogue/events.service";
 import { groupEvents, salesReport, scansReport } from "./reports.service";
+import { exportStream, type ExportKind } from "./exports.service";
 
 /** A report links to itself like every resource (decisions.md 14). */
 const self = (c: LinkBase, path: string) => ({ self: [{ href: apiUrl(c, path) }] });
@@ -38,4 +39,17 @@ export const reportsRoutes = new Hono<AppEnv>()
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const events = await groupEvents(deps, c.var.user, event);
     return ok(c, { event_group: event.eventGroup, tickets: await scansReport(deps, events), _links: self(c, `/admin/events/${event.id}/scans/group`) });
+  })
+  .get("/:id/exports/orders.csv", describeRoute(reportsApi.exportOrders), pathId("event"), (c) => exportCsv(c, c.req.valid("param").id, "orders"))
+  .get("/:id/exports/tickets.csv", describeRoute(reportsApi.exportTickets), pathId("event"), (c) => exportCsv(c, c.req.valid("param").id, "tickets"))
+  .get("/:id/exports/scans.csv", describeRoute(reportsApi.exportScans), pathId("event"), (c) => exportCsv(c, c.req.valid("param").id, "scans"));
+
+/** An export of an event the user may manage (decisions.md 15 "The organiser console"): a CSV download, streamed. */
+async function exportCsv(c: Context<AppEnv>, id: number, kind: ExportKind): Promise<Response> {
+  const deps = depsOf(c);
+  const event = await getEventFor(deps, c.var.user, id);
+  return c.body(await exportStream(deps, event.id, kind), 200, {
+    "Content-Type": "text/csv; charset=utf-8",
+    "Content-Disposition": `attachment; filename="event-${event.id}-${kind}.csv"`,
   });
+}

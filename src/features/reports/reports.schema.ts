@@ -32,6 +32,9 @@ const groupScansReportView = named("GroupScansReport", z.object({ event_group: z
 
 const GROUP = "Of every event of the event's group the user may see (the event alone when it is in no group).";
 
+const EXPORT =
+  "`text/csv; charset=utf-8` with a UTF-8 BOM and a header row, streamed whatever the size. A text cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`; numbers and money are plain numbers with a dot. Date-times in the service's time zone. ";
+
 /** The reports (spec "Reports", "Sales and scan reports"). `_fields` narrows them. */
 export const reportsApi = {
   sales: {
@@ -48,4 +51,22 @@ export const reportsApi = {
     success: answers.ok(scansReportView),
   },
   groupScans: { operationId: "getGroupScanReport", summary: "Get the scan report of an event's group", description: GROUP, success: answers.ok(groupScansReportView) },
+  exportOrders: {
+    operationId: "exportOrders",
+    summary: "Export an event's orders as CSV",
+    description: `${EXPORT}One row per order: \`order_id\`, \`created_at\`, \`payment_status\`, \`custom_status\`, \`name\`, \`email\`, \`num_tickets\`, \`total\`, \`discount\`, \`currency\`, \`coupon\` (its code), then one column per order-level input field, named after it. The order's uid is not exported.`,
+    success: answers.csv("`event-<id>-orders.csv`, streamed."),
+  },
+  exportTickets: {
+    operationId: "exportTickets",
+    summary: "Export an event's tickets as CSV",
+    description: `${EXPORT}One row per ticket valid at the event: \`ticket_id\`, \`order_id\`, \`payment_status\` (its order's), \`ticket_type\`, \`seat\`, \`price\` (the type's price in the order), \`currency\`, \`name\` and \`email\` (its order's), then one column per personalised input field.`,
+    success: answers.csv("`event-<id>-tickets.csv`, streamed."),
+  },
+  exportScans: {
+    operationId: "exportScans",
+    summary: "Export an event's scans as CSV",
+    description: `${EXPORT}One row per scan, oldest first: \`scanned_at\`, \`ticket_id\`, \`order_id\`, \`ticket_type\` (as the scan showed it), \`location\` (the scan key's), \`level\`.`,
+    success: answers.csv("`event-<id>-scans.csv`, streamed."),
+  },
 } satisfies Record<string, RouteDoc>;
