@@ -137,6 +137,16 @@ describe("POST /console/session: signing in", () => {
     );
     expect(form.headers.get("Set-Cookie")).toBeNull();
     await expectError(form, 415, "rest_unsupported_media_type");
+    // text/plain is the other body a cross-site page may send without a preflight.
+    const plain = await exports.default.fetch(
+      new Request(`${BASE}/console/session`, {
+        method: "POST",
+        headers: { "Content-Type": "text/plain", Origin: "https://evil.example" },
+        body: JSON.stringify(user.credentials),
+      }),
+    );
+    expect(plain.headers.get("Set-Cookie")).toBeNull();
+    await expectError(plain, 415, "rest_unsupported_media_type");
     expect(await sessionRows(user.id)).toHaveLength(0);
   });
 
