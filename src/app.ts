@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { requireApiKey, requireUser } from "./features/users/auth.middleware";
+import { consoleSession, requireApiKey, requireUser } from "./features/users/auth.middleware";
 import { API_BASE, ConfigError } from "./config";
 import type { AppEnv } from "./http/context";
 import { internalError, noRoute } from "./domain/errors";
@@ -37,6 +37,7 @@ import { ticketDownloadsRoutes } from "./features/tickets/ticket-downloads.route
 import { ticketTypesRoutes } from "./features/catalogue/ticket-types.routes";
 import { applicationPasswordsRoutes } from "./features/users/application-passwords.routes";
 import { usersRoutes } from "./features/users/users.routes";
+import { consoleSessionRoutes } from "./features/users/console-session.routes";
 import { webhooksRoutes } from "./features/messaging/webhooks.routes";
 
 /**
@@ -68,7 +69,11 @@ export function buildApp() {
   // The box office (decisions.md 15): pages anyone may open, no key.
   app.route(`${API_BASE}/shop`, orderPageRoutes);
   app.route(`${API_BASE}/shop`, shopRoutes);
+  // The console's sign-in (decisions.md 15): the application password is the credential, no key.
+  app.route(`${API_BASE}/console/session`, consoleSessionRoutes);
 
+  // A console session stands for the key and Basic credentials on /admin only: it runs before both (decisions.md 15).
+  app.use(`${API_BASE}/admin/*`, consoleSession);
   app.use(`${API_BASE}/*`, requireApiKey);
   app.use(`${API_BASE}/admin/*`, requireUser);
   // Before the users routes and their administrator check: an organiser lists and revokes its own passwords here.

@@ -48,6 +48,36 @@ export const applicationPasswords = sqliteTable(
   ],
 );
 
+/**
+ * Browser sessions of the organiser console (decisions.md 15 "The organiser console"). Only SHA-256 hashes of the
+ * session token (the cookie) and of its CSRF token are stored. A session ends with the application password it was
+ * made with and with its user: both foreign keys cascade, so revoking the password or deleting the user deletes the
+ * rows in the same statement (and the session's lookup joins both, so a row left behind could not be used either).
+ */
+export const consoleSessions = sqliteTable(
+  "console_sessions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tokenHash: text("token_hash").notNull(),
+    csrfHash: text("csrf_hash").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    passwordId: integer("password_id")
+      .notNull()
+      .references(() => applicationPasswords.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    // Epoch seconds of the last use, written at most once a minute; 12 hours older than now, the session is over.
+    lastUsedAt: integer("last_used_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("console_sessions_token_unique").on(t.tokenHash),
+    index("console_sessions_user").on(t.userId),
+    index("console_sessions_password").on(t.passwordId),
+    index("console_sessions_last_used").on(t.lastUsedAt),
+  ],
+);
+
 export const logs = sqliteTable(
   "logs",
   {

@@ -86,6 +86,14 @@ export const notLoggedIn = () => fail.rest_not_logged_in(undefined, { headers: B
 
 export const incorrectPassword = () => fail.incorrect_password(undefined, { headers: BASIC_CHALLENGE });
 
+/**
+ * The console's sign-in and session answers carry no Basic challenge: a browser seeing `WWW-Authenticate: Basic`
+ * on a script's call would open its own password dialog over the console (decisions.md 15 "The organiser console").
+ */
+export const consoleIncorrectPassword = () => fail.incorrect_password();
+
+export const consoleSessionEnded = () => fail.rest_not_logged_in("The console session has ended; sign in again.");
+
 export const invalidApiKey = (message?: string) => fail.rest_forbidden_api_key(message);
 
 /**

@@ -33,6 +33,7 @@ const PUBLIC = [
   /^\/ticketing\/v1\/orders\/\{[^}]+\}\/\{[^}]+\}\/status$/,
   /^\/ticketing\/v1\/pay\/test\//,
   /^\/ticketing\/v1\/payments\/stripe\//,
+  /^\/ticketing\/v1\/console\/session$/,
 ];
 
 function security(path: string): Json[] {
@@ -112,6 +113,7 @@ const TAGS: Readonly<Record<string, string>> = {
   "scan-keys": "What a door phone keeps: the keys that verify signed ticket codes and its own key's settings.",
   shop: "The box office: an event's shop page and its form post, and an order's page; HTML, no key.",
   events: "A shop front's calls with the ordering key: an event's order form and placing a customer order.",
+  console: "The organiser console's browser session: sign in with an application password, sign out; no key.",
   "admin/users": "Users and their application passwords (administrators).",
   "admin/events": "Events and their ticket types, input fields, scan keys, sales and scan reports.",
   "admin/pdf-templates": "PDF templates for tickets and invoices.",

@@ -1,16 +1,19 @@
 import type { MiddlewareHandler } from "hono";
 import { matchesAnySecret } from "../../lib/crypto";
-import { authenticate } from "./auth.service";
+import { authenticate, toAuthUser } from "./auth.service";
+import { csrfMatches, findSession } from "./console-sessions.service";
+import { sessionCookieOf } from "../../http/console-cookie";
 import { parseBasicCredentials } from "../../http/basic-credentials";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { documented } from "../../http/route-docs";
-import { incorrectPassword, invalidApiKey, notLoggedIn } from "../../domain/errors";
+import { consoleSessionEnded, forbidden, incorrectPassword, invalidApiKey, notLoggedIn } from "../../domain/errors";
 import { assertLoginAllowed, clientAddress, countFailedLogin } from "../../http/rate-limits";
 
 /** `X-EVT-API-KEY` must be the service key (`API_KEY`, or `API_KEY_NEXT` while rotating). */
 export const requireApiKey: MiddlewareHandler<AppEnv> = documented(
   async (c, next) => {
+    if (c.var.consoleSession) return next(); // the session stands for the key (decisions.md 15)
     const sent = c.req.header("X-EVT-API-KEY");
     if (!sent || !(await matchesAnySecret(sent, depsOf(c).config.apiKeys))) throw invalidApiKey();
     await next();
@@ -21,6 +24,7 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = documented(
 /** HTTP Basic with a username (or email) and an application password; sets `user`. */
 export const requireUser: MiddlewareHandler<AppEnv> = documented(
   async (c, next) => {
+    if (c.var.consoleSession) return next(); // the session already set its user
     const credentials = parseBasicCredentials(c.req.header("Authorization"));
     if (!credentials) throw notLoggedIn();
     const address = clientAddress(c);
@@ -40,5 +44,34 @@ export const requireUser: MiddlewareHandler<AppEnv> = documented(
       "429": "`rest_too_many_requests` with `Retry-After`: too many failed logins from this address, or for this username from it.",
     },
     errorHeaders: { "401": ["WWW-Authenticate"], "429": ["Retry-After"] },
+  },
+);
+
+/**
+ * The organiser console's session, mounted on `/admin` only and before the API key (decisions.md 15 "The organiser
+ * console"): the session cookie plus `X-Ticketing-CSRF` stand for the user's Basic credentials and the API key, so
+ * every authority rule after this applies unchanged. A cookie without the header, or with a wrong one, is refused
+ * (`403`): that is how a cross-site form or link that carried the cookie would look. A request with an
+ * `Authorization` header is Basic auth's alone and the cookie is not read: the session adds nothing to it.
+ */
+export const consoleSession: MiddlewareHandler<AppEnv> = documented(
+  async (c, next) => {
+    if (c.req.header("Authorization") !== undefined) return next();
+    const token = sessionCookieOf(c.req.url, c.req.header("Cookie"));
+    if (token === undefined) return next();
+    const sentCsrf = c.req.header("X-Ticketing-CSRF");
+    if (!sentCsrf) throw forbidden();
+    const session = await findSession(depsOf(c), token);
+    if (!session) throw consoleSessionEnded();
+    if (!(await csrfMatches(session, sentCsrf))) throw forbidden();
+    c.set("user", toAuthUser(session.user));
+    c.set("consoleSession", true);
+    await next();
+  },
+  {
+    errors: {
+      "401": "`rest_not_logged_in`: the console session cookie names no live session (signed out, idle for 12 hours, or its user or application password revoked).",
+      "403": "`rest_forbidden`: a console session cookie without `X-Ticketing-CSRF`, or with another token than the session's.",
+    },
   },
 );

@@ -73,15 +73,22 @@ async function bootstrapAdministrator(deps: Deps, sentUsername: string, sentPass
   return true;
 }
 
-function toAuthUser(user: UserRow): AuthUser {
+export function toAuthUser(user: UserRow): AuthUser {
   return { id: user.id, username: user.username, role: user.role, authorisedEvents: user.authorisedEvents };
 }
 
+/** Who signed in, and with which application password (a console session remembers it, decisions.md 15). */
+export interface SignedIn {
+  user: UserRow;
+  passwordId: number;
+}
+
 /**
- * The user behind Basic credentials, or null: an unknown user and a wrong password are indistinguishable. A
- * successful sign-in stamps the password's `last_used_at` off the response path; that write never fails the call.
+ * The user and password behind a username and an application password, or null: an unknown user and a wrong
+ * password are indistinguishable. A successful sign-in stamps the password's `last_used_at` off the response path;
+ * that write never fails the call.
  */
-export async function authenticate(deps: Deps, sentUsername: string, sentPassword: string): Promise<AuthUser | null> {
+export async function signIn(deps: Deps, sentUsername: string, sentPassword: string): Promise<SignedIn | null> {
   const passwordHash = await hashApplicationPassword(deps.config.passwordPepper, sentPassword);
   let match = await findByPasswordHash(deps, passwordHash);
   if (!match && (await bootstrapAdministrator(deps, sentUsername, sentPassword, passwordHash))) {
@@ -91,5 +98,11 @@ export async function authenticate(deps: Deps, sentUsername: string, sentPasswor
   if (match.lastUsedAt === null || match.lastUsedAt < deps.now() - LAST_USED_RESOLUTION_S) {
     deps.defer(() => touchApplicationPassword(deps, match.passwordId));
   }
-  return toAuthUser(match.user);
+  return { user: match.user, passwordId: match.passwordId };
+}
+
+/** The user behind Basic credentials, or null (see `signIn`). */
+export async function authenticate(deps: Deps, sentUsername: string, sentPassword: string): Promise<AuthUser | null> {
+  const signedIn = await signIn(deps, sentUsername, sentPassword);
+  return signedIn && toAuthUser(signedIn.user);
 }

@@ -116,6 +116,15 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("PUT /admin/users/{id}", { id: user.id }, { body: { name: "Olive A. Pi" } });
     const added = await hit("POST /admin/users/{id}/application-passwords", { id: user.id }, { body: { name: "CI" } });
     await hit("GET /admin/users/{id}/application-passwords", { id: user.id });
+    // The console's session (decisions.md 15): signed in with the added password, then out again.
+    let cookie = "";
+    const session = await hit("POST /console/session", {}, async (path) => {
+      const res = await call("POST", path, { ...pub, body: { username, password: added.application_password } });
+      cookie = (res.headers.get("Set-Cookie") ?? "").split(";")[0]!;
+      return res;
+    });
+    expect(session.user).toMatchObject({ id: user.id, username });
+    await hit("DELETE /console/session", {}, { ...pub, headers: { Cookie: cookie, "X-Ticketing-CSRF": session.csrf_token } });
     await hit("DELETE /admin/users/{id}/application-passwords/{uuid}", { id: user.id, uuid: added.uuid });
     await hit("DELETE /admin/users/{id}", { id: user.id });
   });
