@@ -1,4 +1,4 @@
-import type { SCAN_ERRORS } from "../scan-rules";
+import { SCAN_ERRORS } from "../scan-rules";
 import type { ErrorTextCode } from "./error-text-codes";
 
 /** English: the catalogue that names every key (domain/messages/index.ts). Placeholders are `{name}`. */
@@ -145,16 +145,8 @@ export const en = {
       exit: "exit",
       other: "level {level}",
     },
-    // The service's scan refusals (domain/scan-rules.ts SCAN_ERRORS, fixed texts of the wire), by their key.
-    scanErrors: {
-      notFound: "Ticket not found",
-      wrongType: "Invalid ticket for this entrance",
-      noEntrance: "No entrance scan performed",
-      left: "Ticket already left the event",
-      done: "This scan has already been done",
-      away: "Ticket already temporarily left the event",
-      back: "Ticket already re-entered the event",
-    } satisfies Record<keyof typeof SCAN_ERRORS, string>,
+    // The service's scan refusals by their key: in English, the fixed texts of the wire themselves (domain/scan-rules.ts).
+    scanErrors: SCAN_ERRORS,
   },
   // Error texts by error code (domain/error-codes.ts), as a customer or door person reads them. Every registered code
   // has one (the `satisfies` below fails the type check for a new code without a text); keyed by code, never by the
