@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { it } from "node:test";
 import puppeteer from "puppeteer-core";
 
 /** Debian's chromium: found on PATH, else installed with apt-get when we are root, else a clear failure. */
@@ -89,4 +90,23 @@ export async function expectNoAxeViolations(page, label) {
     return result.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
   });
   if (violations.length > 0) throw new Error(`axe-core found ${violations.length} violation(s) on ${label}:\n${JSON.stringify(violations, null, 2)}`);
+}
+
+/**
+ * `step(name, fn)`: a test that, when it fails, first calls `noteFailure` (the file then keeps its state dir for a
+ * look, see endRun) and `onFailure(name)` (a screenshot, say; its own failure is ignored), then fails.
+ */
+export function stepsNotingFailure(noteFailure, onFailure = async () => {}) {
+  return (name, fn) =>
+    it(name, async () => {
+      try {
+        await fn();
+      } catch (err) {
+        noteFailure();
+        await Promise.resolve()
+          .then(() => onFailure(name))
+          .catch(() => {});
+        throw err;
+      }
+    });
 }

@@ -17,10 +17,10 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import qrcode from "qrcode-generator";
 import { startService } from "../../scripts/local-service.mjs";
-import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
+import { endRun, expectNoAxeViolations, launchChromium, stepsNotingFailure, stopAfterSixMinutes } from "./chromium.mjs";
 
 const STEP_MS = 20_000;
 const root = mkdtempSync(join(tmpdir(), "ticketing-door-"));
@@ -146,17 +146,12 @@ async function photo(ticketId, name) {
   return nextAnswer(() => input.uploadFile(qrImage(codeOf(ticketId), name)));
 }
 
-function step(name, fn) {
-  it(name, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      failed = true;
-      await page?.screenshot({ path: join(shots, `failed-${name.slice(0, 40).replace(/\W+/g, "-")}.png`) }).catch(() => {});
-      throw err;
-    }
-  });
-}
+const step = stepsNotingFailure(
+  () => {
+    failed = true;
+  },
+  (name) => page?.screenshot({ path: join(shots, `failed-${name.slice(0, 40).replace(/\W+/g, "-")}.png`) }),
+);
 
 describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
   before(

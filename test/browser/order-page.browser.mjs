@@ -11,9 +11,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import { startService } from "../../scripts/local-service.mjs";
-import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
+import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes, stepsNotingFailure } from "./chromium.mjs";
 
 const STEP_MS = 20_000;
 const ORDERING_KEY = "order-page-browser-ordering-key";
@@ -29,16 +29,9 @@ stopAfterSixMinutes("the order page test", () => ({ browser, service }));
 const ctx = {};
 
 /** A test that also notes its failure, so that the state dir is kept for a look. */
-function step(name, fn) {
-  it(name, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      failed = true;
-      throw err;
-    }
-  });
-}
+const step = stepsNotingFailure(() => {
+  failed = true;
+});
 
 /** What the order page shows now. */
 function shown() {

@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import { startService } from "../../scripts/local-service.mjs";
-import { endRun, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
+import { endRun, launchChromium, stopAfterSixMinutes, stepsNotingFailure } from "./chromium.mjs";
 
 const STEP_MS = 15_000; // any one wait inside the page
 const root = mkdtempSync(join(tmpdir(), "ticketing-browser-"));
@@ -41,16 +41,9 @@ const formSel = (ticketId) => `form[data-ticket="${ticketId}"]`;
 const inputSel = (ticketId, fieldId) => `${formSel(ticketId)} input[name="${fieldId}"]`;
 
 /** A test that also notes its failure, so that the state dir is kept for a look. */
-function step(name, fn) {
-  it(name, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      failed = true;
-      throw err;
-    }
-  });
-}
+const step = stepsNotingFailure(() => {
+  failed = true;
+});
 
 /** What the page shows for one ticket's form. */
 function formState(ticketId) {

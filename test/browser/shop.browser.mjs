@@ -11,9 +11,9 @@ import { readFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import { freePort, ROOT, startService } from "../../scripts/local-service.mjs";
-import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes } from "./chromium.mjs";
+import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes, stepsNotingFailure } from "./chromium.mjs";
 
 const STEP_MS = 20_000;
 const LANGUAGES = ["en", "nl", "de", "fr", "es"];
@@ -42,16 +42,9 @@ function word(lang, key) {
 }
 
 /** A test that also notes its failure, so that the state dir is kept for a look. */
-function step(name, fn) {
-  it(name, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      failed = true;
-      throw err;
-    }
-  });
-}
+const step = stepsNotingFailure(() => {
+  failed = true;
+});
 
 /**
  * A page of `viewport` that fails the test on any script error. Without `javaScript` the page's own script is never
