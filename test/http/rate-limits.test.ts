@@ -1,9 +1,8 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { ADMIN, request, unique } from "../helpers/api";
 import { createEvent, createScanKey, createTicketType } from "../helpers/catalogue";
+import { fetchWith, startOfWindow } from "../helpers/limited";
 
 /**
  * Rate limits (decisions.md 14, docs/platform.md "Rate limits"): the real rate-limiting bindings of wrangler.toml (30
@@ -15,20 +14,7 @@ import { createEvent, createScanKey, createTicketType } from "../helpers/catalog
  */
 
 const ORDERING_KEY = "pk_rate_limits";
-const limited = { ...env, RATE_LIMITS: "on", ORDERING_KEY } as typeof env;
-
-async function send(req: Request): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(req, limited, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
-/** Waits, when needed, so the test's requests all fall in one minute window. */
-async function startOfWindow(): Promise<void> {
-  const second = Math.floor(Date.now() / 1000) % 60;
-  if (second > 40) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
-}
+const send = (req: Request) => fetchWith({ RATE_LIMITS: "on", ORDERING_KEY }, req);
 
 async function expectLimited(res: Response): Promise<void> {
   expect(res.status).toBe(429);

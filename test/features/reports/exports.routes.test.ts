@@ -6,6 +6,7 @@ import { formatDateTime } from "../../../src/lib/time";
 import { call, createUser, expectError, expectJson, unique } from "../../helpers/api";
 import { createInputField, createScanKey, db } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
+import { waitKnown } from "../../helpers/offline-list";
 
 /**
  * The CSV exports (decisions.md 15 "The organiser console", docs/exports.md):
@@ -47,18 +48,6 @@ async function waitScanRows(eventId: number, n: number): Promise<Json[]> {
     if (results.length === n) return results;
     if (Date.now() > deadline) throw new Error(`${results.length} scan rows, expected ${n}`);
     await sleep(50);
-  }
-}
-
-/** The event object learns a final order's tickets just after the answer: wait until its sync list has them. */
-async function waitKnown(key: string, ids: string[]): Promise<void> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const body = await expectJson(call("GET", "/scans/tickets", { key, auth: null }), 200);
-    const known = new Set(body.tickets.map((t: Json) => t.ticket_id));
-    if (ids.every((id) => known.has(id))) return;
-    if (Date.now() > deadline) throw new Error(`tickets ${ids.join(", ")} not known at the event object`);
-    await sleep(25);
   }
 }
 

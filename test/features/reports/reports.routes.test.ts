@@ -5,6 +5,7 @@ import { signerFor } from "../../../src/lib/ticket-codes";
 import { BASE, call, createUser, expectError, expectJson, unique, type CreatedUser } from "../../helpers/api";
 import { createEvent, createScanKey } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, emailedConfirmLink, orderBody, placeOrder } from "../../helpers/orders";
+import { waitKnown } from "../../helpers/offline-list";
 
 /**
  * Sales and scan reports (ticketing-api.md "Sales and scan reports", "Reports"; decisions.md 4 `_embed`):
@@ -67,18 +68,6 @@ const sales = (id: number, auth?: CreatedUser["credentials"]) => report(`/admin/
 const salesGroup = (id: number, auth?: CreatedUser["credentials"]) => report(`/admin/events/${id}/sales/group`, auth);
 const scans = (id: number, auth?: CreatedUser["credentials"]) => report(`/admin/events/${id}/scans`, auth);
 const scansGroup = (id: number, auth?: CreatedUser["credentials"]) => report(`/admin/events/${id}/scans/group`, auth);
-
-/** The event object learns a final order's tickets just after the answer: wait until its sync list has them. */
-async function waitKnown(key: string, ids: string[]): Promise<void> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const body = await expectJson(call("GET", "/scans/tickets", { key, auth: null }), 200);
-    const known = new Set(body.tickets.map((t: Json) => t.ticket_id));
-    if (ids.every((id) => known.has(id))) return;
-    if (Date.now() > deadline) throw new Error(`tickets ${ids.join(", ")} not known at the event object`);
-    await sleep(25);
-  }
-}
 
 /** Scans that must succeed (with the plain id or the signed code). */
 async function entered(key: string, code: string): Promise<void> {

@@ -14,6 +14,7 @@ import { createEvent, createScanKey, createTicketType } from "../../helpers/cata
 import { createOrderEvent, createOrderType, orderBody, placeOrder } from "../../helpers/orders";
 import { wallClockAt } from "../../helpers/wall-clock";
 import { readPage, type PageDrawing } from "../../pdf/pdf-inspect";
+import { waitKnown } from "../../helpers/offline-list";
 
 /**
  * What an offline scanner needs (decisions.md 6, 13 "Tickets, scans, messages"): signed ticket codes in the PDF's QR
@@ -74,18 +75,6 @@ const syncTickets = (key: string) => expectJson(call("GET", "/scans/tickets", { 
 const listOf = (body: Json) => ({ event_id: body.event_id, tickets: body.tickets });
 const revoked = (key: string, since?: string) =>
   call("GET", since === undefined ? "/scans/revoked" : `/scans/revoked?since=${encodeURIComponent(since)}`, { key, auth: null });
-
-/** The object learns an order's tickets just after the 201 (deferred): wait until the sync list has them all. */
-async function waitKnown(key: string, ids: string[]): Promise<Json> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const body = await syncTickets(key);
-    const known = new Set(body.tickets.map((t: Json) => t.ticket_id));
-    if (ids.every((id) => known.has(id))) return body;
-    if (Date.now() > deadline) throw new Error(`tickets ${ids.join(", ")} not known to the event object`);
-    await sleep(25);
-  }
-}
 
 /** Polls the sync list until `done` holds (bounded) and answers it. */
 async function syncWhen(key: string, done: (body: Json) => boolean): Promise<Json> {

@@ -1,11 +1,10 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { consoleSessions } from "../../../src/db/schema";
-import worker from "../../../src/index";
 import { ADMIN, BASE, call, createUser, expectError, expectJson, request, unique, type Credentials, type CreatedUser } from "../../helpers/api";
 import { createEvent, createScanKey, createTicketType, db } from "../../helpers/catalogue";
+import { fetchWith, startOfWindow } from "../../helpers/limited";
 
 /**
  * The organiser console's sessions (decisions.md 15 "The organiser console", docs/users-and-authentication.md
@@ -371,19 +370,7 @@ describe("DELETE /console/session: signing out", () => {
 });
 
 describe("login limits and logs", () => {
-  const limited = { ...env, RATE_LIMITS: "on" } as typeof env;
-
-  async function send(req: Request): Promise<Response> {
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(req, limited, ctx);
-    await waitOnExecutionContext(ctx);
-    return res;
-  }
-
-  async function startOfWindow(): Promise<void> {
-    const second = Math.floor(Date.now() / 1000) % 60;
-    if (second > 40) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
-  }
+  const send = (req: Request) => fetchWith({ RATE_LIMITS: "on" }, req);
 
   it("wrong passwords count in the failed-login limits together with Basic auth: then even the right password waits there", { timeout: 90_000 }, async () => {
     const { user } = await organizerOf();
