@@ -138,6 +138,21 @@ module.exports = {
       to: { path: "^src/door-app/" },
     },
     {
+      name: "console-app-in-the-browser",
+      comment:
+        "console-app/ runs in an organiser's browser and reaches the service only through the admin API: it imports itself, domain/, lib/, Hono's JSX for the DOM and openapi-fetch.",
+      severity: "error",
+      from: { path: "^src/console-app/" },
+      to: { pathNot: ["^src/console-app/", "^src/domain/", "^src/lib/", "hono/(dist/)?jsx", "openapi-fetch"], ...valueOnly },
+    },
+    {
+      name: "nothing-imports-console-app",
+      comment: "The Worker never runs the console's code: it serves its built files as static assets.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/console-app/" },
+      to: { path: "^src/console-app/", ...valueOnly },
+    },
+    {
       name: "features-never-import-entries",
       comment: "Only the entry files mount features; a feature never imports them.",
       severity: "error",

@@ -1,4 +1,4 @@
-// Builds the door app (src/door-app, docs/door-app.md) into the Worker's static assets, dist/assets (wrangler.toml
+// Builds the door app (src/door-app, docs/door-app.md), the shop's script and the organiser console (src/console-app) into the Worker's static assets, dist/assets (wrangler.toml
 // [assets]), where Cloudflare serves it at /ticketing/v1/door/ without running the Worker. Run by `npm run dev`
 // (predev), `npm test`, `npm run deploy` and the scripts that start the service; about a second.
 //
@@ -46,6 +46,22 @@ const SHOP_SOURCE = join(ROOT, "src", "shop-app");
 const SHOP_PATH = "ticketing/v1/shop";
 const SHOP_ASSETS_PATH = `${SHOP_PATH}/assets`;
 
+// The organiser console (decisions.md 15, docs/console.md): one page and one script, talking to /admin only.
+const CONSOLE_SOURCE = join(ROOT, "src", "console-app");
+const CONSOLE_PATH = "ticketing/v1/console";
+const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "frame-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
 const HEADERS = `/${PATH}/*
   Content-Security-Policy: ${CSP}
   Referrer-Policy: no-referrer
@@ -59,6 +75,12 @@ const HEADERS = `/${PATH}/*
   X-Content-Type-Options: nosniff
   Cache-Control: no-cache
   Access-Control-Allow-Origin: *
+/${CONSOLE_PATH}/*
+  Content-Security-Policy: ${CONSOLE_CSP}
+  Referrer-Policy: no-referrer
+  X-Content-Type-Options: nosniff
+  X-Frame-Options: DENY
+  Cache-Control: no-cache
 `;
 
 /**
@@ -78,6 +100,21 @@ async function buildShopAssets(common) {
   for (const name of readdirSync(join(SHOP_SOURCE, "static"))) copyFileSync(join(SHOP_SOURCE, "static", name), join(out, name));
   await build({ ...common, entryPoints: [join(SHOP_SOURCE, "main.ts")], outfile: join(out, "shop.js"), platform: "browser" });
   await build({ ...common, format: "iife", entryPoints: [join(SHOP_SOURCE, "embed.ts")], outfile: join(ASSETS, SHOP_PATH, "embed.js"), platform: "browser" });
+}
+
+/** The console's page, stylesheet and script (Hono's JSX for the DOM, bundled by esbuild). */
+async function buildConsole(common) {
+  const out = join(ASSETS, CONSOLE_PATH);
+  mkdirSync(out, { recursive: true });
+  for (const name of readdirSync(join(CONSOLE_SOURCE, "static"))) copyFileSync(join(CONSOLE_SOURCE, "static", name), join(out, name));
+  await build({
+    ...common,
+    entryPoints: [join(CONSOLE_SOURCE, "main.tsx")],
+    outfile: join(out, "console.js"),
+    platform: "browser",
+    jsx: "automatic",
+    jsxImportSource: "hono/jsx/dom",
+  });
 }
 
 export async function buildDoorApp({ quiet = false } = {}) {
@@ -101,6 +138,7 @@ export async function buildDoorApp({ quiet = false } = {}) {
   });
   copyApiReference();
   await buildShopAssets(common);
+  await buildConsole(common);
   writeFileSync(join(ASSETS, "_headers"), HEADERS);
   if (!quiet) console.log(`Built the door app (${files.length} files, version ${version}) into dist/assets/${PATH} in ${Date.now() - started} ms.`);
   return { dir: OUT, version };

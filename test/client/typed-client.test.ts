@@ -2,11 +2,11 @@ import { exports } from "cloudflare:workers";
 import createClient from "openapi-fetch";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ADMIN, API_KEY, basic, ORIGIN, unique } from "../helpers/api";
-import type { components, paths } from "./openapi";
+import type { components, paths } from "../../src/console-app/openapi";
 
 /**
  * A client generated from the committed interface (docs/openapi.json): `npm run typecheck` writes its types with
- * openapi-typescript into test/client/openapi.d.ts (git-ignored) before tsc reads this file, and openapi-fetch calls
+ * openapi-typescript into src/console-app/openapi.d.ts (git-ignored; the console is built on the same types) before tsc reads this file, and openapi-fetch calls
  * the service with them. The `expectTypeOf` lines are the point: they fail to compile when an answer is typed
  * `undefined`, `unknown` or `any`, or loses a field; the calls show the same paths and bodies work for real.
  */

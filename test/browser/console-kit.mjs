@@ -1,0 +1,121 @@
+// What the console's browser tests share (test/browser/console*.browser.mjs; docs/console.md): the service started
+// by `wrangler dev` (scripts/local-service.mjs), Chromium, a signed-in page, and the ways a person finds things on a
+// screen: by their label and role (puppeteer's ARIA selectors), never by CSS classes.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startService } from "../../scripts/local-service.mjs";
+import { endRun, expectNoAxeViolations, launchChromium, stepsNotingFailure, stopAfterSixMinutes } from "./chromium.mjs";
+
+export const STEP_MS = 20_000;
+
+/**
+ * One file's run: `kit.start(vars)` starts the service and the browser; `kit.step(name, fn)` is a test that keeps the
+ * state and a screenshot when it fails; `kit.end()` stops everything. Screenshots go to `<name>_SCREENSHOTS` or a
+ * temp dir.
+ */
+export function consoleKit(name) {
+  const root = mkdtempSync(join(tmpdir(), `ticketing-${name}-`));
+  const stateDir = join(root, "state");
+  const shots = resolve(process.env.CONSOLE_SCREENSHOTS ?? join(root, "screenshots"));
+  mkdirSync(shots, { recursive: true });
+  const kit = { service: undefined, browser: undefined, failed: false, shots };
+  stopAfterSixMinutes(`the ${name} test`, () => kit);
+  kit.step = stepsNotingFailure(
+    () => {
+      kit.failed = true;
+    },
+    async (stepName) => {
+      for (const page of (await kit.browser?.pages()) ?? []) await page.screenshot({ path: join(shots, `failed-${stepName.replace(/\W+/g, "-")}.png`), fullPage: true });
+    },
+  );
+  kit.start = async (vars = {}) => {
+    kit.service = await startService({ persistTo: stateDir, vars });
+    kit.browser = await launchChromium();
+    console.log(`# service at ${kit.service.url}, state in ${stateDir}`);
+    return kit.service;
+  };
+  kit.end = () => endRun({ browser: kit.browser, service: kit.service, stateDir, failed: kit.failed, screenshots: shots });
+  kit.shot = (page, file) => page.screenshot({ path: join(shots, `${file}.png`), fullPage: true });
+  kit.consoleUrl = (hash = "", lang = "en") => `${kit.service.origin}/ticketing/v1/console/?lang=${lang}${hash ? `#${hash}` : ""}`;
+  return kit;
+}
+
+/** A page that fails the test on any script error or refused resource (the CSP allows scripts from 'self' only). */
+export async function newPage(browser, viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(STEP_MS);
+  await page.setViewport(viewport);
+  page.errors = [];
+  page.on("pageerror", (err) => page.errors.push(String(err)));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy|Refused to/.test(msg.text())) page.errors.push(msg.text());
+  });
+  return page;
+}
+
+/** The element of `role` named `name` (its label, its text), as assistive technology finds it. */
+export function byRole(page, role, name) {
+  return page.waitForSelector(`::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`, { timeout: STEP_MS });
+}
+
+/** The form control labelled `label`. */
+export async function byLabel(page, label) {
+  const handle = await page.waitForSelector(`::-p-aria(${JSON.stringify(label)})`, { timeout: STEP_MS });
+  assert.ok(handle, `nothing is labelled ${label}`);
+  return handle;
+}
+
+/** Types `value` into the control labelled `label`, replacing what it held. */
+export async function fillLabel(page, label, value) {
+  const input = await byLabel(page, label);
+  await input.evaluate((el) => {
+    el.value = "";
+  });
+  await input.type(String(value));
+}
+
+/** Chooses the option whose text is `optionText` in the select labelled `label`. */
+export async function selectLabel(page, label, optionText) {
+  const select = await byLabel(page, label);
+  const value = await select.evaluate((el, text) => [...el.options].find((o) => o.textContent.trim() === text)?.value, optionText);
+  assert.ok(value !== undefined, `${label} has no option ${optionText}`);
+  await select.select(value);
+}
+
+export async function click(page, role, name) {
+  await (await byRole(page, role, name)).click();
+}
+
+/** Waits until the main heading reads `text` (a screen opened). */
+export async function waitForHeading(page, text) {
+  await page.waitForFunction((t) => document.querySelector("main h1")?.textContent?.trim() === t, { timeout: STEP_MS }, text);
+}
+
+/** Waits until the page shows `text` somewhere. */
+export async function waitForText(page, text) {
+  await page.waitForFunction((t) => document.body.textContent.includes(t), { timeout: STEP_MS }, text);
+}
+
+/** Opens the console and signs in as the service's administrator (or `username`/`password`). */
+export async function signIn(page, kit, { username = kit.service.username, password = kit.service.password, lang = "en", hash = "" } = {}) {
+  await page.goto(kit.consoleUrl(hash, lang), { waitUntil: "load" });
+  await fillLabel(page, labelsOf(lang).username, username);
+  await fillLabel(page, labelsOf(lang).password, password);
+  await click(page, "button", labelsOf(lang).signIn);
+  await page.waitForSelector("::-p-aria([name=" + JSON.stringify(labelsOf(lang).signOut) + "][role=button])");
+}
+
+/** axe-core over the screen, and no script error or refused resource so far. */
+export async function checkScreen(page, label) {
+  await expectNoAxeViolations(page, label);
+  assert.deepEqual(page.errors, [], `script errors on ${label}`);
+}
+
+// The sign-in words the kit itself uses, per language (src/console-app/messages/common.ts).
+const SIGN_IN_LABELS = {
+  en: { username: "Username or email", password: "Application password", signIn: "Sign in", signOut: "Sign out" },
+  nl: { username: "Gebruikersnaam of e-mailadres", password: "Applicatiewachtwoord", signIn: "Aanmelden", signOut: "Afmelden" },
+};
+const labelsOf = (lang) => SIGN_IN_LABELS[lang] ?? SIGN_IN_LABELS.en;
