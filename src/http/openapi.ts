@@ -38,7 +38,8 @@ const PUBLIC = [
 
 function security(path: string): Json[] {
   if (PUBLIC.some((p) => p.test(path))) return [];
-  if (path.startsWith(`${API_BASE}/admin/`)) return [{ apiKey: [], basic: [] }];
+  // Either the key with Basic credentials, or the console's session cookie with its CSRF header (decisions.md 15).
+  if (path.startsWith(`${API_BASE}/admin/`)) return [{ apiKey: [], basic: [] }, { consoleSession: [], consoleCsrf: [] }];
   if (path.startsWith(`${API_BASE}/scans`) || path.startsWith(`${API_BASE}/scan-keys`)) return [{ scanKey: [] }];
   if (path.startsWith(`${API_BASE}/events/`)) return [{ apiKey: [] }, { orderingKey: [] }];
   return [{ apiKey: [] }];
@@ -432,6 +433,13 @@ export function openApiDocument(app: Hono<any>, serverUrl: string, options: Docu
         basic: { type: "http", scheme: "basic", description: "A user's name or email and an application password." },
         scanKey: { type: "apiKey", in: "header", name: "X-EVT-API-KEY", description: "A scan key of the event." },
         orderingKey: { type: "apiKey", in: "header", name: "X-EVT-API-KEY", description: "The publishable ordering key (shop fronts)." },
+        consoleSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "__Host-ticketing-session",
+          description: "The organiser console's session, set by `POST /console/session` (`ticketing-session` on local http); only with `X-Ticketing-CSRF`.",
+        },
+        consoleCsrf: { type: "apiKey", in: "header", name: "X-Ticketing-CSRF", description: "The `csrf_token` of the console session's sign-in answer." },
       },
     },
   };
