@@ -140,7 +140,8 @@ function OrderActions({ order, reload }: { order: Order; reload: () => void }) {
 
   const refund = async (values: FormValues) => {
     const amount = values.optionalText("amount")?.replace(",", ".");
-    const shown = amount === undefined ? formatMoney(amountOf(order.total), order.currency, lang) : amount;
+    const asked = amount === undefined ? order.total : Number(amount);
+    const shown = Number.isFinite(asked) ? formatMoney(amountOf(asked), order.currency, lang) : String(amount);
     if (!confirm(format(t.confirmRefund, { amount: shown, id: order.id }))) return undefined;
     const answer = await ok(api.POST("/ticketing/v1/admin/orders/{id}/refund", { ...path, body: amount === undefined ? {} : { amount } }));
     reload();

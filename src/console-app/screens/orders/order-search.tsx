@@ -34,7 +34,7 @@ export function OrderSearch({ query }: { query: string }) {
       <p class="actions">
         <a href={href("/orders", "new")}>{t.newOrder}</a>
       </p>
-      <Form onSubmit={submit} submitLabel={common.search} label={t.searchOrders} class="order-search">
+      <Form onSubmit={submit} submitLabel={common.search} label={t.searchOrders}>
         <Field name="search" label={t.searchEmail} hint={t.searchEmailHint} type="search" value={search} maxLength={200} />
         <EventChoice name="event_id" label={t.event} value={eventId} anyLabel={t.allEvents} />
       </Form>
