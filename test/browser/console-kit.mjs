@@ -60,16 +60,31 @@ export function byRole(page, role, name) {
   return page.waitForSelector(`::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`, { timeout: STEP_MS });
 }
 
-/** The form control labelled `label`. */
+/** The element named `label` (a control by its label, a link by its text), as assistive technology finds it. */
 export async function byLabel(page, label) {
   const handle = await page.waitForSelector(`::-p-aria(${JSON.stringify(label)})`, { timeout: STEP_MS });
   assert.ok(handle, `nothing is labelled ${label}`);
   return handle;
 }
 
+/**
+ * The form control whose <label> reads `label` (the label's own control, as a click on the label reaches it): an
+ * ARIA name alone could find a term of a description list that reads the same.
+ */
+export async function controlLabelled(page, label) {
+  const handle = await page.waitForFunction(
+    (text) => [...document.querySelectorAll("label")].find((l) => l.textContent.trim() === text && l.control)?.control,
+    { timeout: STEP_MS },
+    label,
+  );
+  const element = handle.asElement();
+  assert.ok(element, `no control is labelled ${label}`);
+  return element;
+}
+
 /** Types `value` into the control labelled `label`, replacing what it held. */
 export async function fillLabel(page, label, value) {
-  const input = await byLabel(page, label);
+  const input = await controlLabelled(page, label);
   await input.evaluate((el) => {
     el.value = "";
   });
@@ -78,7 +93,7 @@ export async function fillLabel(page, label, value) {
 
 /** Chooses the option whose text is `optionText` in the select labelled `label`. */
 export async function selectLabel(page, label, optionText) {
-  const select = await byLabel(page, label);
+  const select = await controlLabelled(page, label);
   const value = await select.evaluate((el, text) => [...el.options].find((o) => o.textContent.trim() === text)?.value, optionText);
   assert.ok(value !== undefined, `${label} has no option ${optionText}`);
   await select.select(value);
