@@ -13,9 +13,9 @@ import type { Deps } from "../../platform/deps";
  */
 
 /** Five minutes, the chart's step, in the milliseconds of `scans.scanned_at`. */
-export const BUCKET_MS = 5 * 60 * 1000;
+const BUCKET_MS = 5 * 60 * 1000;
 /** The chart shows the last three hours: 36 buckets, the current one last. */
-export const BUCKETS = 36;
+const BUCKETS = 36;
 
 const LEVEL = { entrance: 0, leave: 7, reenter: 8, exit: 9 } as const;
 
