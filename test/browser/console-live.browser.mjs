@@ -110,6 +110,35 @@ describe("the console's live section in Chromium", { timeout: 5 * 60_000 }, () =
     });
     assert.equal(total, 2);
     await checkScreen(page, "the live section with scans, sales and the chart's table");
+  });
+
+  step("asks nothing while the tab is hidden (and at once when shown again), nor once another section is open", async () => {
+    const page = ctx.page;
+    const asked = [];
+    page.on("request", (req) => {
+      if (new URL(req.url()).pathname.endsWith(`/admin/events/${ctx.eventId}/live`)) asked.push(Date.now());
+    });
+    const setVisibility = (state) =>
+      page.evaluate((v) => {
+        Object.defineProperty(document, "visibilityState", { configurable: true, get: () => v });
+        document.dispatchEvent(new Event("visibilitychange"));
+      }, state);
+    await setVisibility("hidden");
+    await new Promise((r) => setTimeout(r, 500)); // a request already on its way
+    asked.length = 0;
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.equal(asked.length, 0, "asked while hidden");
+    const shownAt = Date.now();
+    await setVisibility("visible");
+    for (let i = 0; i < 20 && asked.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(asked.length > 0 && asked[0] - shownAt < 2000, "asked at once when shown again");
+
+    await click(page, "link", "Settings");
+    await page.waitForFunction(() => !document.querySelector("[data-live]"));
+    await new Promise((r) => setTimeout(r, 500));
+    asked.length = 0;
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.equal(asked.length, 0, "asked after the section closed");
     await page.close();
   });
 });
