@@ -553,6 +553,22 @@ export const scanCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.eventId, t.ticketType, t.location, t.level] })],
 );
 
+/**
+ * Entrance scans (level 0) per event and five minutes of their scan time, for the console's live chart
+ * (decisions.md 15 "The organiser console"): kept by triggers on `scans` (migration 0031), so a reset, which
+ * deletes the ticket's earlier rows, takes its entrance out of its five minutes again.
+ */
+export const scanAdmissions = sqliteTable(
+  "scan_admissions",
+  {
+    eventId: integer("event_id").notNull(),
+    // Epoch milliseconds, a multiple of five minutes (like scans.scanned_at).
+    bucketStart: integer("bucket_start").notNull(),
+    admitted: integer("admitted").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.bucketStart] })],
+);
+
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {

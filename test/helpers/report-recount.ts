@@ -96,3 +96,16 @@ export async function recountScanTotals(db: Db, eventId: number) {
     scans_by_level: byLevel,
   };
 }
+
+/**
+ * The entrances per five minutes (`scan_admissions`, migration 0031; the console's live chart), counted again from
+ * the scans, with the counter's own rows beside them: the five minutes that hold any, oldest first.
+ */
+export async function admissionsAndRecount(db: Db, eventId: number) {
+  const counted = await db.all<{ start: number; admitted: number }>(sql`
+    SELECT bucket_start AS start, admitted FROM scan_admissions WHERE event_id = ${eventId} AND admitted <> 0 ORDER BY 1`);
+  const recounted = await db.all<{ start: number; admitted: number }>(sql`
+    SELECT scanned_at - scanned_at % 300000 AS start, count(*) AS admitted FROM scans WHERE event_id = ${eventId} AND level = 0
+    GROUP BY 1 ORDER BY 1`);
+  return { counted, recounted };
+}

@@ -9,6 +9,7 @@ import { pathId } from "../../http/validate";
 import { getEventFor } from "../catalogue/events.service";
 import { groupEvents, salesReport, scansReport } from "./reports.service";
 import { exportStream, type ExportKind } from "./exports.service";
+import { liveNumbers } from "./live.service";
 
 /** A report links to itself like every resource (decisions.md 14). */
 const self = (c: LinkBase, path: string) => ({ self: [{ href: apiUrl(c, path) }] });
@@ -39,6 +40,12 @@ export const reportsRoutes = new Hono<AppEnv>()
     const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
     const events = await groupEvents(deps, c.var.user, event);
     return ok(c, { event_group: event.eventGroup, tickets: await scansReport(deps, events), _links: self(c, `/admin/events/${event.id}/scans/group`) });
+  })
+  // The console's live section (decisions.md 15 "The organiser console"), polled every few seconds.
+  .get("/:id/live", describeRoute(reportsApi.live), pathId("event"), async (c) => {
+    const deps = depsOf(c);
+    const event = await getEventFor(deps, c.var.user, c.req.valid("param").id);
+    return ok(c, { id: event.id, ...(await liveNumbers(deps, event.id)), _links: self(c, `/admin/events/${event.id}/live`) });
   })
   .get("/:id/exports/orders.csv", describeRoute(reportsApi.exportOrders), pathId("event"), (c) => exportCsv(c, c.req.valid("param").id, "orders"))
   .get("/:id/exports/tickets.csv", describeRoute(reportsApi.exportTickets), pathId("event"), (c) => exportCsv(c, c.req.valid("param").id, "tickets"))

@@ -30,6 +30,32 @@ const groupSalesReportView = named("GroupSalesReport", z.object({ event_group: z
 const scansReportView = named("ScansReport", z.object({ id: int, tickets: scanLines, _links: linksView }));
 const groupScansReportView = named("GroupScansReport", z.object({ event_group: z.string(), tickets: scanLines, _links: linksView }));
 
+const liveView = named(
+  "LiveNumbers",
+  z.object({
+    id: int,
+    currency: z.string().describe("The service's currency, of every amount here."),
+    sales: z
+      .object({
+        ticket_types: z.array(z.object({ ticket_type: z.string(), sold: int, amount: amountView.describe("At list price.") })),
+        total_orders: int,
+        total_tickets: int,
+        total_amount: amountView.describe("What was charged."),
+        awaiting_confirmation: int.describe("Of the orders, those still awaiting their customer's confirmation."),
+      })
+      .describe("Orders in a final status (paid, dashboard, booked, and their confirmed forms), per ticket type and in total."),
+    check_ins: z.object({
+      locations: z.array(z.object({ location: z.string(), admitted: int })).describe("Entrance scans (level 0) per location, of the tickets valid at the event."),
+      admitted: int,
+      inside: int.nullable().describe("Admitted minus those away (7, back with 8) or gone (9); null while no leave or exit was scanned."),
+    }),
+    admissions: z
+      .array(z.object({ start: z.string().describe("The five minutes' start, in the service's time zone."), admitted: int }))
+      .describe("Entrance scans per five minutes of the last three hours, oldest first, the current five minutes last."),
+    _links: linksView,
+  }),
+);
+
 const GROUP = "Of every event of the event's group the user may see (the event alone when it is in no group).";
 
 const EXPORT =
@@ -51,6 +77,13 @@ export const reportsApi = {
     success: answers.ok(scansReportView),
   },
   groupScans: { operationId: "getGroupScanReport", summary: "Get the scan report of an event's group", description: GROUP, success: answers.ok(groupScansReportView) },
+  live: {
+    operationId: "getLiveNumbers",
+    summary: "Get an event's live sales and check-ins",
+    description:
+      "What the console's live section polls (decisions.md 15): read from the report counters only, so it costs the same at any size; scans count about two seconds after their answer.",
+    success: answers.ok(liveView),
+  },
   exportOrders: {
     operationId: "exportOrders",
     summary: "Export an event's orders as CSV",

@@ -223,6 +223,7 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("GET /admin/events/{id}/sales/group", { id });
     await hit("GET /admin/events/{id}/scans", { id });
     await hit("GET /admin/events/{id}/scans/group", { id });
+    await hit("GET /admin/events/{id}/live", { id });
     await hit("GET /admin/events/{id}/exports/orders.csv", { id });
     await hit("GET /admin/events/{id}/exports/tickets.csv", { id });
     await hit("GET /admin/events/{id}/exports/scans.csv", { id });

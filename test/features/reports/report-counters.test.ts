@@ -11,7 +11,7 @@ import type { ScansRecordJob } from "../../../src/platform/messages";
 import { call, expectJson, unique } from "../../helpers/api";
 import { createEvent, db } from "../../helpers/catalogue";
 import { createOrderEvent, createOrderType, emailedConfirmLink, orderBody } from "../../helpers/orders";
-import { recountSales, recountSalesTotals, recountScans, recountScanTotals } from "../../helpers/report-recount";
+import { admissionsAndRecount, recountSales, recountSalesTotals, recountScans, recountScanTotals } from "../../helpers/report-recount";
 
 /**
  * The report counters (docs/scanning.md "Reports") against a full recount: after a random sequence of what happens to
@@ -79,6 +79,8 @@ async function expectCountsRight(shops: readonly Shop[], label: string): Promise
       sales_totals: [await recountSalesTotals(d, id)],
       scan_totals: [await recountScanTotals(d, id)],
     });
+    const { counted, recounted } = await admissionsAndRecount(d, id);
+    expect(counted, `${label}: entrances per five minutes of ${id}`).toStrictEqual(recounted);
   }
   const group = ids.slice(0, 3); // the group: two dates and the passe-partout
   const salesGroup = await get(`/admin/events/${group[0]}/sales/group`);
