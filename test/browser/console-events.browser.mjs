@@ -241,11 +241,20 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     assert.deepEqual(await kit.service.admin("GET", `/admin/events/${state.eventId}/input-fields`), []);
   });
 
-  step("deletes an event after asking, and returns to the list", async () => {
+  step("deleting an event with orders is refused beside the button, and with its orders it goes", async () => {
     const page = state.page;
-    const doomed = await kit.service.admin("POST", "/admin/events", { event_name: `Doomed ${run}` });
+    const doomed = await kit.service.admin("POST", "/admin/events", { event_name: `Doomed ${run}`, add_dashboard_orders_needed: true });
+    const type = await kit.service.admin("POST", `/admin/events/${doomed.id}/ticket-types`, { name: "Door", price: 5 });
+    await kit.service.admin("POST", "/admin/orders", { event_id: doomed.id, name: "Ada", email: "ada@example.com", tickets: [{ [type.id]: 1 }] });
     await page.goto(kit.consoleUrl(`/events/${doomed.id}/settings`), { waitUntil: "load" });
     await waitForHeading(page, `Doomed ${run}`);
+    page.once("dialog", (dialog) => dialog.accept());
+    await click(page, "button", "Delete event");
+    await page.waitForSelector(".problem");
+    await checkScreen(page, "the settings with the delete refused");
+    await kit.service.admin("GET", `/admin/events/${doomed.id}`);
+
+    await (await labelled(page, "Also delete its orders and tickets")).click();
     page.once("dialog", (dialog) => dialog.accept());
     await click(page, "button", "Delete event");
     await waitForHeading(page, "Events");

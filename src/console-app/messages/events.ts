@@ -123,7 +123,8 @@ const en = {
   scale: "Scale (percent)",
   noBorder: "No border around the QR block",
   deleteLegend: "Delete this event",
-  deleteIntro: "Deletes the event with its ticket types, input fields and scan keys. An event with orders is not deleted.",
+  deleteIntro: "Deletes the event with its ticket types, input fields and scan keys. An event that has orders is deleted only together with its orders and tickets.",
+  deleteForce: "Also delete its orders and tickets",
   deleteEvent: "Delete event",
 
   typesCaption: "Ticket types",
@@ -304,7 +305,9 @@ export const eventsText: Texts<typeof en> = {
     scale: "Schaal (procent)",
     noBorder: "Geen rand om het QR-blok",
     deleteLegend: "Dit evenement verwijderen",
-    deleteIntro: "Verwijdert het evenement met zijn tickettypes, invoervelden en scansleutels. Een evenement met bestellingen wordt niet verwijderd.",
+    deleteIntro:
+      "Verwijdert het evenement met zijn tickettypes, invoervelden en scansleutels. Een evenement met bestellingen wordt alleen samen met zijn bestellingen en tickets verwijderd.",
+    deleteForce: "Ook de bestellingen en tickets verwijderen",
     deleteEvent: "Evenement verwijderen",
 
     typesCaption: "Tickettypes",
@@ -482,7 +485,9 @@ export const eventsText: Texts<typeof en> = {
     scale: "Skalierung (Prozent)",
     noBorder: "Kein Rahmen um den QR-Block",
     deleteLegend: "Diese Veranstaltung löschen",
-    deleteIntro: "Löscht die Veranstaltung mit ihren Ticketarten, Eingabefeldern und Scan-Schlüsseln. Eine Veranstaltung mit Bestellungen wird nicht gelöscht.",
+    deleteIntro:
+      "Löscht die Veranstaltung mit ihren Ticketarten, Eingabefeldern und Scan-Schlüsseln. Eine Veranstaltung mit Bestellungen wird nur zusammen mit ihren Bestellungen und Tickets gelöscht.",
+    deleteForce: "Auch ihre Bestellungen und Tickets löschen",
     deleteEvent: "Veranstaltung löschen",
 
     typesCaption: "Ticketarten",
@@ -661,7 +666,9 @@ export const eventsText: Texts<typeof en> = {
     scale: "Échelle (pour cent)",
     noBorder: "Pas de bordure autour du bloc QR",
     deleteLegend: "Supprimer cet événement",
-    deleteIntro: "Supprime l’événement avec ses types de billets, champs de saisie et clés de scan. Un événement qui a des commandes n’est pas supprimé.",
+    deleteIntro:
+      "Supprime l’événement avec ses types de billets, champs de saisie et clés de scan. Un événement qui a des commandes n’est supprimé qu’avec ses commandes et ses billets.",
+    deleteForce: "Supprimer aussi ses commandes et ses billets",
     deleteEvent: "Supprimer l’événement",
 
     typesCaption: "Types de billets",
@@ -840,7 +847,8 @@ export const eventsText: Texts<typeof en> = {
     scale: "Escala (por ciento)",
     noBorder: "Sin borde alrededor del bloque QR",
     deleteLegend: "Borrar este evento",
-    deleteIntro: "Borra el evento con sus tipos de entrada, campos de entrada y claves de escaneo. Un evento con pedidos no se borra.",
+    deleteIntro: "Borra el evento con sus tipos de entrada, campos de entrada y claves de escaneo. Un evento con pedidos solo se borra junto con sus pedidos y entradas.",
+    deleteForce: "Borrar también sus pedidos y entradas",
     deleteEvent: "Borrar evento",
 
     typesCaption: "Tipos de entrada",

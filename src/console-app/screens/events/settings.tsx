@@ -1,3 +1,4 @@
+import { useId, useState } from "hono/jsx/dom";
 import { api, ok, type Schemas } from "../../api";
 import type { paths } from "../../openapi";
 import { format, useText } from "../../i18n";
@@ -11,7 +12,7 @@ import { announce } from "../../ui/status";
 import type { SectionProps } from "../event-page";
 import { besideNestedFields, fromInputDateTime, templateOptions, ticketTemplates, toInputDateTime } from "./shared";
 
-type Event = Schemas["Event"];
+type EventRecord = Schemas["Event"];
 type EventChange = NonNullable<paths["/ticketing/v1/admin/events/{id}"]["put"]["requestBody"]>["content"]["application/json"];
 
 const FLAGS = [
@@ -28,10 +29,10 @@ const FLAGS = [
   "seats_needed",
   "webhooks_needed",
   "reload_on_exit_needed",
-] as const satisfies readonly (keyof Event)[];
+] as const satisfies readonly (keyof EventRecord)[];
 
 /** The event as the form would send it: every setting the organiser changes (decisions.md 4). */
-function fromForm(v: FormValues, event: Event) {
+function fromForm(v: FormValues, event: EventRecord) {
   const int = (name: string) => v.optionalInt(name) ?? 0;
   const num = (name: string) => v.optionalNumber(name) ?? 0;
   return {
@@ -111,6 +112,8 @@ export function EventSettings({ event, reload }: SectionProps) {
   const c = useText(commonText);
   const templates = useLoad(ticketTemplates, []);
   const pdf = event.pdf_fields.ticket;
+  const [force, setForce] = useState(false);
+  const forceId = `event-delete-force-${useId().replace(/[^\w-]/g, "")}`;
   return (
     <>
       <Form
@@ -229,11 +232,17 @@ export function EventSettings({ event, reload }: SectionProps) {
       </Form>
       <h2>{t.deleteLegend}</h2>
       <p>{t.deleteIntro}</p>
+      <div class="field check">
+        <input type="checkbox" id={forceId} checked={force} onChange={(e: Event) => setForce((e.currentTarget as HTMLInputElement).checked)} />
+        <label for={forceId}>{t.deleteForce}</label>
+      </div>
       <ConfirmButton
         label={t.deleteEvent}
         question={format(c.confirmDelete, { name: event.event_name })}
         onConfirm={async () => {
-          await ok(api.DELETE("/ticketing/v1/admin/events/{id}", { params: { path: { id: String(event.id) } } }));
+          // Without force the service refuses an event that has orders (decisions.md 4), shown beside the button.
+          const query = force ? { force: "true" as const } : undefined;
+          await ok(api.DELETE("/ticketing/v1/admin/events/{id}", { params: { path: { id: String(event.id) }, query } }));
           announce(c.deleted);
           navigate(href("/events"));
         }}
