@@ -261,4 +261,18 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await kit.service.admin("GET", `/admin/events/${doomed.id}`, undefined, 404);
     await page.close();
   });
+
+  // Last: signing in again replaces the browser's session cookie, which the first page's tab no longer matches.
+  step("speaks Dutch on the new event form and the settings", async () => {
+    const page = await newPage(kit.browser);
+    await signIn(page, kit, { lang: "nl", hash: "/events/new" });
+    await waitForHeading(page, "Nieuw evenement");
+    await labelled(page, "Naam van het evenement");
+    await checkScreen(page, "the new event form in Dutch");
+    await page.goto(kit.consoleUrl(`/events/${state.eventId}/settings`, "nl"), { waitUntil: "load" });
+    await waitForHeading(page, state.eventName);
+    await byRole(page, "button", "Instellingen opslaan");
+    await checkScreen(page, "the settings in Dutch");
+    await page.close();
+  });
 });
