@@ -24,6 +24,10 @@ export function App() {
       setSession(null);
       setNotice("sessionEnded");
     });
+    // Another tab signed in (as someone else, maybe) or out: every tab follows (session.ts).
+    const followOtherTabs = () => setSession(storedSession());
+    addEventListener("storage", followOtherTabs);
+    return () => removeEventListener("storage", followOtherTabs);
   }, []);
 
   const signedIn = (next: Session) => {

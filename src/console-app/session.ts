@@ -1,8 +1,11 @@
 /**
- * The console's session in this tab (decisions.md 15 "The organiser console"). The session itself is the HttpOnly
- * cookie the service set at sign-in, which scripts cannot read; what the tab keeps is the CSRF token every `/admin`
- * request must carry and who signed in. They live in sessionStorage: a reload keeps them, another tab or a closed
- * browser signs in again (the service keeps only the token's hash, so it cannot hand the token out a second time).
+ * The console's session in this browser (decisions.md 15 "The organiser console"). The session itself is the
+ * HttpOnly cookie the service set at sign-in, which scripts cannot read; what the console keeps is the CSRF token
+ * every `/admin` request must carry and who signed in. They live in localStorage beside the cookie, which every tab
+ * of the browser shares: a link opened in a new tab works, and signing in again in one tab (a new cookie) gives
+ * every tab the new token rather than leaving the others with one the new cookie refuses. The service keeps only the
+ * token's hash, so it cannot hand the token out a second time; when the cookie is gone (signed out, expired, the
+ * browser closed), the first request answers 401 and the console asks to sign in.
  */
 export interface ConsoleUser {
   id: number;
@@ -20,7 +23,7 @@ const KEY = "ticketing-console-session";
 
 export function storedSession(): Session | null {
   try {
-    const value = JSON.parse(sessionStorage.getItem(KEY) ?? "null") as Session | null;
+    const value = JSON.parse(localStorage.getItem(KEY) ?? "null") as Session | null;
     return value && typeof value.csrf === "string" && typeof value.user?.id === "number" ? value : null;
   } catch {
     return null;
@@ -28,8 +31,8 @@ export function storedSession(): Session | null {
 }
 
 export function storeSession(session: Session | null): void {
-  if (session) sessionStorage.setItem(KEY, JSON.stringify(session));
-  else sessionStorage.removeItem(KEY);
+  if (session) localStorage.setItem(KEY, JSON.stringify(session));
+  else localStorage.removeItem(KEY);
 }
 
 export const isAdministrator = (user: ConsoleUser) => user.role === "administrator";
