@@ -156,6 +156,18 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
     await page.close();
   });
 
+  step("speaks Dutch on both screens", async () => {
+    const page = await newPage(kit.browser);
+    await signIn(page, kit, { hash: "/pdf-templates", lang: "nl" });
+    await waitForHeading(page, "PDF-sjablonen");
+    await byRole(page, "button", "Door ticket 2031 downloaden");
+    await checkScreen(page, "the PDF templates in Dutch");
+    await page.goto(kit.consoleUrl(`/events/${state.event.id}/list`, "nl"), { waitUntil: "load" });
+    await waitForText(page, "Dit evenement heeft nog geen e-maillijst.");
+    await checkScreen(page, "an event's email list in Dutch");
+    await page.close();
+  });
+
   step("deletes the template after asking", async () => {
     const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates" });
