@@ -39,7 +39,7 @@ const DEFAULT_EMAIL: EmailSettings = { sender_name: "", sender_email: "", bcc: "
 const DEFAULT_CONFIRMATION_EMAIL: ConfirmationEmailSettings = { bcc: "", subject: "", body: "", redirect: "" };
 const DEFAULT_USER_GROUPS: UserGroupSettings = { group_type: 0, rest_url: "", rest_header: "" };
 const DEFAULT_SEATS: SeatSettings = { number_of_seats: 0, seats_format: "", seats_config: "", linked_event: 0 };
-const DEFAULT_TICKET_PDF: TicketPdfSettings = { attachment_id: 0, x_position: 10, y_position: 10, rotation: 0, scale: 100, no_border: false };
+export const DEFAULT_TICKET_PDF: TicketPdfSettings = { attachment_id: 0, x_position: 10, y_position: 10, rotation: 0, scale: 100, no_border: false };
 
 export async function getEvent({ db }: Deps, id: number): Promise<EventRow> {
   const row = await db.select().from(events).where(eq(events.id, id)).get();

@@ -4,8 +4,17 @@ import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { withoutLinks } from "../../http/links";
 import { collection, created, deleted, ok } from "../../http/respond";
-import { assertReadOnlyUnchanged, formBody, isMultipart, jsonOrForm, pathId, updateBody } from "../../http/validate";
-import { createPdfTemplateForm, PDF_TEMPLATE_READ_ONLY, presentPdfTemplate, updatePdfTemplateForm, updatePdfTemplateJson, pdfTemplatesApi } from "./pdf-templates.schema";
+import { assertReadOnlyUnchanged, formBody, isMultipart, jsonOrForm, pathId, query, updateBody } from "../../http/validate";
+import {
+  createPdfTemplateForm,
+  PDF_TEMPLATE_READ_ONLY,
+  previewPdfTemplateQuery,
+  presentPdfTemplate,
+  updatePdfTemplateForm,
+  updatePdfTemplateJson,
+  pdfTemplatesApi,
+} from "./pdf-templates.schema";
+import { previewPdfTemplate } from "./pdf-template-preview.service";
 import { createPdfTemplate, deletePdfTemplate, getPdfTemplateFor, listPdfTemplates, pdfTemplateFile, updatePdfTemplate } from "./pdf-templates.service";
 
 /** `/admin/pdf-templates` (spec: PDF templates): an administrator sees all, other users their own. */
@@ -39,6 +48,15 @@ export const pdfTemplatesRoutes = new Hono<AppEnv>()
       "Content-Type": "application/pdf",
       "Content-Length": String(file.size),
       "Content-Disposition": `inline; filename="template-${template.id}.pdf"`,
+    });
+  })
+
+  .get("/:id/preview", describeRoute(pdfTemplatesApi.preview), pathId("pdf_template"), query(previewPdfTemplateQuery), async (c) => {
+    const bytes = await previewPdfTemplate(depsOf(c), c.var.user, c.req.valid("param").id, c.req.valid("query").event_id);
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `inline; filename="template-${c.req.valid("param").id}-preview.pdf"`,
+      "Cache-Control": "no-store",
     });
   })
 

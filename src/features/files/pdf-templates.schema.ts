@@ -26,6 +26,16 @@ export const createPdfTemplateForm = z.strictObject({ title, file: filePart, typ
 export const updatePdfTemplateJson = z.strictObject({ title, type, author_id: authorId }).partial();
 export const updatePdfTemplateForm = z.strictObject({ title, type, author_id: authorId, file: filePart }).partial();
 
+/** `GET .../preview`: the event whose ticket settings lay the sample out. */
+export const previewPdfTemplateQuery = z.object({
+  event_id: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, "must be an event id")
+    .transform(Number)
+    .optional()
+    .describe("An event whose ticket settings lay the sample ticket out."),
+});
+
 export type PdfTemplateChanges = { title?: string; type?: (typeof TEMPLATE_TYPES)[number]; author_id?: number; file?: File };
 
 /** A PDF template as the API shows it (spec: PDF template). */
@@ -69,6 +79,17 @@ export const pdfTemplatesApi = {
     summary: "Download a PDF template's file",
     description: "The PDF as uploaded; its owner or an administrator.",
     success: answers.pdf("The template's PDF."),
+  },
+  preview: {
+    operationId: "previewPdfTemplate",
+    summary: "Preview a PDF template",
+    description:
+      "One ticket on the template with sample data (its code is a sample, valid for no ticket), as the console shows it; its owner or an administrator. `event_id` lays the ticket out by that event's ticket settings (`pdf_fields.ticket`), else by a new event's defaults.",
+    success: answers.pdf("One page: the template with the sample ticket's block."),
+    errors: {
+      "403": "`rest_forbidden`: another user's template, or an event outside the user's events.",
+      "404": "`rest_pdf_template_invalid_id` or `rest_event_invalid_id`.",
+    },
   },
   update: {
     operationId: "updatePdfTemplate",

@@ -313,6 +313,7 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("GET /admin/pdf-templates");
     await hit("GET /admin/pdf-templates/{id}", { id: created.id });
     await hit("GET /admin/pdf-templates/{id}/file", { id: created.id });
+    await hit("GET /admin/pdf-templates/{id}/preview", { id: created.id }, {}, `?event_id=${s.event.id}`);
     await hit("PUT /admin/pdf-templates/{id}", { id: created.id }, { body: { title: "Ticket, 2031" } });
     await hit("DELETE /admin/pdf-templates/{id}", { id: created.id });
 

@@ -1,12 +1,13 @@
 import type { Route } from "../../router";
-import type { SectionProps } from "../event-page";
+import { EmailLists } from "./email-lists";
+import { PdfTemplates, PdfTemplateScreen } from "./pdf-templates";
 
-// PDF templates, email lists, coupons, and the event page's scan keys and email list. (Being built.)
-export const filesRoutes: Route[] = [];
+export { EmailList } from "./email-lists";
 
-export function ScanKeys(_: SectionProps) {
-  return <p>…</p>;
-}
-export function EmailList(_: SectionProps) {
-  return <p>…</p>;
-}
+// PDF templates (list, upload, change, preview, delete) and email lists; the event page's "Email list" section is
+// EmailList (docs/console/files.md).
+export const filesRoutes: Route[] = [
+  { pattern: "/pdf-templates", screen: () => <PdfTemplates /> },
+  { pattern: "/pdf-templates/:id", screen: ({ id = "" }) => <PdfTemplateScreen id={id} /> },
+  { pattern: "/email-lists", screen: () => <EmailLists /> },
+];

@@ -1,0 +1,172 @@
+import { api, download, ok, type Schemas } from "../../api";
+import { format, useText } from "../../i18n";
+import { commonText } from "../../messages/common";
+import { filesText } from "../../messages/files";
+import { href, navigate } from "../../router";
+import { Field, Form, Select } from "../../ui/form";
+import { Problem, Show, useLoad } from "../../ui/load";
+import { ConfirmButton, Heading } from "../../ui/page";
+import { useState } from "hono/jsx/dom";
+import { multipart } from "./multipart";
+import { TemplatePreview } from "./template-preview";
+
+type PdfTemplate = Schemas["PdfTemplate"];
+
+const TEMPLATES = "/ticketing/v1/admin/pdf-templates";
+const fileOf = (id: number) => `${TEMPLATES}/${id}/file`;
+
+function useTypeOptions() {
+  const t = useText(filesText);
+  return [
+    { value: "ticket", label: t.typeTicket },
+    { value: "invoice", label: t.typeInvoice },
+  ] as const;
+}
+
+/** A button that downloads the template's PDF with the session's header (api.ts `download`), showing a refusal. */
+function DownloadButton({ template, label }: { template: PdfTemplate; label: string }) {
+  const [error, setError] = useState<unknown>(undefined);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={async () => {
+          setError(undefined);
+          try {
+            await download(fileOf(template.id), `template-${template.id}.pdf`);
+          } catch (failure) {
+            setError(failure);
+          }
+        }}
+      >
+        {label}
+      </button>
+      {error !== undefined && <Problem error={error} />}
+    </>
+  );
+}
+
+/** `#/pdf-templates`: the user's templates (an administrator's: all) and an upload (spec: PDF templates). */
+export function PdfTemplates() {
+  const t = useText(filesText);
+  const c = useText(commonText);
+  const types = useTypeOptions();
+  const loaded = useLoad(() => ok(api.GET(TEMPLATES)), []);
+  return (
+    <>
+      <Heading title={c.pdfTemplates}>{c.pdfTemplates}</Heading>
+      <p>{t.templatesIntro}</p>
+      <Show loaded={loaded}>
+        {(templates) =>
+          templates.length === 0 ? (
+            <p>{t.noTemplates}</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <caption>{t.templatesCaption}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t.title}</th>
+                    <th scope="col">{t.type}</th>
+                    <th scope="col">{t.owner}</th>
+                    <th scope="col">{t.changed}</th>
+                    <th scope="col">{c.actions}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {templates.map((template) => (
+                    <tr>
+                      <td>
+                        <a href={href("/pdf-templates", template.id)}>{template.title}</a>
+                      </td>
+                      <td>{types.find((o) => o.value === template.type)?.label ?? template.type}</td>
+                      <td>{template.username}</td>
+                      <td>{template.modified}</td>
+                      <td>
+                        <DownloadButton template={template} label={format(t.download, { name: template.title })} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      <h2>{t.uploadTemplate}</h2>
+      <Form
+        label={t.uploadTemplate}
+        submitLabel={t.upload}
+        onSubmit={async (values, form) => {
+          const body = { title: values.text("title"), type: values.text("type") as PdfTemplate["type"], file: values.file("file") };
+          const created = await ok(api.POST(TEMPLATES, { body, bodySerializer: multipart(body) }));
+          form.reset();
+          loaded.reload();
+          return `${t.uploaded} ${created.title}`;
+        }}
+      >
+        <Field name="title" label={t.title} required maxLength={200} />
+        <Select name="type" label={t.type} options={types} value="ticket" />
+        <Field name="file" type="file" label={t.file} hint={t.fileHint} accept="application/pdf,.pdf" required />
+      </Form>
+    </>
+  );
+}
+
+/** `#/pdf-templates/<id>`: one template: its details, a change of title, type or file, the preview, and delete. */
+export function PdfTemplateScreen({ id }: { id: string }) {
+  const t = useText(filesText);
+  const c = useText(commonText);
+  const types = useTypeOptions();
+  const loaded = useLoad(() => ok(api.GET(`${TEMPLATES}/{id}`, { params: { path: { id } } })), [id]);
+  return (
+    <Show loaded={loaded}>
+      {(template) => (
+        <>
+          <Heading title={template.title}>{template.title}</Heading>
+          <p class="no-print">
+            <a href={href("/pdf-templates")}>{t.allTemplates}</a>
+          </p>
+          <dl class="details">
+            <dt>{t.type}</dt>
+            <dd>{types.find((o) => o.value === template.type)?.label ?? template.type}</dd>
+            <dt>{t.owner}</dt>
+            <dd>{template.username}</dd>
+            <dt>{t.changed}</dt>
+            <dd>{template.modified}</dd>
+          </dl>
+          <div class="actions">
+            <DownloadButton template={template} label={t.downloadFile} />
+            <ConfirmButton
+              label={t.deleteTemplate}
+              question={format(c.confirmDelete, { name: template.title })}
+              onConfirm={async () => {
+                await ok(api.DELETE(`${TEMPLATES}/{id}`, { params: { path: { id } } }));
+                navigate(href("/pdf-templates"));
+              }}
+            />
+          </div>
+          <TemplatePreview template={template} />
+          <h2>{t.changeTemplate}</h2>
+          <Form
+            label={t.changeTemplate}
+            submitLabel={c.save}
+            onSubmit={async (values, form) => {
+              const body = { title: values.text("title"), type: values.text("type") as PdfTemplate["type"], file: values.file("file") };
+              await ok(api.PUT(`${TEMPLATES}/{id}`, { params: { path: { id } }, body, bodySerializer: multipart(body) }));
+              // Only the file input is emptied: the title and type now show what was saved.
+              const file = form.elements.namedItem("file");
+              if (file instanceof HTMLInputElement) file.value = "";
+              loaded.reload();
+              return c.saved;
+            }}
+          >
+            <Field name="title" label={t.title} value={template.title} required maxLength={200} />
+            <Select name="type" label={t.type} options={types} value={template.type} />
+            <Field name="file" type="file" label={t.newFile} hint={t.newFileHint} accept="application/pdf,.pdf" />
+          </Form>
+        </>
+      )}
+    </Show>
+  );
+}
