@@ -26,7 +26,7 @@ const TOPICS: readonly Topic[] = [
   "tickets.downloaded",
 ];
 
-/** `#/webhooks`: every webhook, and a new one (created disabled unless ticked: ticketing-api.md "Webhooks"). */
+/** `#/webhooks`: every webhook, and a new one. */
 export function WebhookList() {
   const t = useText(messagingText);
   const c = useText(commonText);
@@ -84,11 +84,15 @@ export function WebhookList() {
         label={t.newWebhook}
         submitLabel={c.create}
         onSubmit={async (values) => {
+          const { enabled, ...rest } = webhookBody(values);
           const hook = await ok(
             api.POST("/ticketing/v1/admin/webhooks", {
-              body: { ...webhookBody(values), name: values.text("name"), url: values.text("url"), secret: values.text("secret"), topic: topicOf(values) },
+              body: { ...rest, name: values.text("name"), url: values.text("url"), secret: values.text("secret"), topic: topicOf(values) },
             }),
           );
+          // The API creates webhooks disabled (ticketing-api.md "Webhooks"): "enable it at once" is a change right after.
+          if (enabled)
+            await ok(api.PUT("/ticketing/v1/admin/webhooks/{id}", { params: { path: { id: String(hook.id) } }, body: { enabled: true } })).catch(() => undefined);
           announce(c.created);
           navigate(href("/webhooks", hook.id));
         }}
@@ -119,7 +123,7 @@ function WebhookFields({ hook }: { hook?: Webhook }) {
       <Field name="url" type="url" label={t.url} hint={t.urlHint} value={hook?.url} required={!hook} />
       <Field name="secret" label={t.secret} hint={hook ? t.secretKeepHint : t.secretHint} required={!hook} autocomplete="off" />
       <Select name="topic" label={t.topic} value={hook?.topic ?? "order.created"} options={TOPICS.map((topic) => ({ value: topic, label: topic }))} />
-      <Check name="enabled" label={t.enabled} hint={hook ? undefined : t.enabledHint} checked={hook?.enabled ?? false} />
+      <Check name="enabled" label={hook ? t.enabled : t.enableAtOnce} hint={hook ? undefined : t.enabledHint} checked={hook?.enabled ?? false} />
       <Field name="retry_scheme" label={t.retryScheme} hint={t.retrySchemeHint} value={hook?.retry_scheme} />
       <Field name="failure_threshold" type="number" label={t.failureThreshold} hint={t.failureThresholdHint} value={hook?.failure_threshold} min={0} />
     </>
