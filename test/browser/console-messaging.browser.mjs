@@ -130,6 +130,31 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     );
     await noMarkupRendered(page);
     await checkScreen(page, "a delivery");
+    await kit.shot(page, "messaging-delivery");
+  });
+
+  step("a delivery again; the webhook changed, its counters reset, and deleted", async () => {
+    const { page } = ctx;
+    const before = await page.$eval("main h1", (h) => h.textContent);
+    await click(page, "button", "Deliver again");
+    await page.waitForFunction(
+      (old) => document.querySelector("main h1")?.textContent?.startsWith("Delivery ") && document.querySelector("main h1")?.textContent !== old,
+      {},
+      before,
+    );
+    await checkScreen(page, "a delivery sent again");
+    await page.goto(kit.consoleUrl(ctx.hookHash.slice(1)), { waitUntil: "load" });
+    await waitForHeading(page, "Webhook Order hook");
+    await fillBox(page, "Name", "Order hook renamed");
+    await click(page, "button", "Save");
+    await waitForHeading(page, "Webhook Order hook renamed");
+    await kit.shot(page, "messaging-webhook");
+    await click(page, "button", "Reset the counters");
+    await waitForText(page, "The counters were reset.");
+    await checkScreen(page, "a changed webhook");
+    await click(page, "button", "Delete the webhook");
+    await waitForHeading(page, "Webhooks");
+    await waitForText(page, "Nothing here yet.");
   });
 
   step("the outbox: the order's email, its HTML source as text", async () => {
@@ -219,5 +244,22 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     });
     assert.equal(status, 403);
     await context.close();
+  });
+  step("a user changed, its application password revoked, and the user deleted", async () => {
+    const { page } = ctx;
+    const user = await kit.service.admin("POST", "/admin/users", { username: "short-lived", email: "short@example.com", role: "organizer" });
+    await kit.service.admin("POST", `/admin/users/${user.id}/application-passwords`, { name: "spare" });
+    await page.goto(kit.consoleUrl(`/users/${user.id}`), { waitUntil: "load" });
+    await waitForHeading(page, "User short-lived");
+    await fillBox(page, "Name", "Short Lived");
+    await click(page, "button", "Save");
+    await waitForText(page, "Saved.");
+    await click(page, "button", "Revoke spare");
+    await waitForText(page, "The application password was revoked.");
+    await page.waitForFunction(() => !document.body.textContent.includes("Revoke spare"));
+    await checkScreen(page, "a changed user with a revoked password");
+    await click(page, "button", "Delete the user");
+    await waitForHeading(page, "Users");
+    await page.waitForFunction(() => !document.body.textContent.includes("short-lived"));
   });
 });

@@ -108,7 +108,7 @@ function UserFields({ user, events }: { user?: User; events: EventChoice[] | und
   const t = useText(messagingText);
   return (
     <>
-      <Field name="email" type="email" label={t.email} value={user?.email} required={!user} autocomplete="off" />
+      <Field name="email" type="email" label={t.email} value={user?.email} required autocomplete="off" />
       <Field name="name" label={t.name} value={user?.name} autocomplete="off" />
       <Select
         name="role"
