@@ -155,6 +155,11 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await click(page, "button", "Delete the webhook");
     await waitForHeading(page, "Webhooks");
     await waitForText(page, "Nothing here yet.");
+    // Its address now answers 404: the screen keeps a heading and says so.
+    await page.goto(kit.consoleUrl(ctx.hookHash.slice(1)), { waitUntil: "load" });
+    await waitForHeading(page, `Webhook ${ctx.hookHash.split("/").pop()}`);
+    await waitForText(page, "This page does not exist.");
+    await checkScreen(page, "a deleted webhook's address");
   });
 
   step("the outbox: the order's email, its HTML source as text", async () => {
@@ -168,6 +173,7 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await checkScreen(page, "the outbox, filtered");
     await link.click();
     await page.waitForFunction(() => document.querySelector("main h1")?.textContent?.startsWith("Email "));
+    await page.waitForSelector("main pre");
     const pres = await preTexts(page);
     assert.ok(
       pres.some((t) => /<\/?[a-z]+[\s>]/i.test(t)),
@@ -188,6 +194,7 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await checkScreen(page, "the logs");
     await link.click();
     await page.waitForFunction(() => document.querySelector("main h1")?.textContent?.startsWith("Log entry "));
+    await page.waitForSelector("main pre");
     await checkScreen(page, "a log entry");
     await click(page, "button", "Delete the entry");
     await waitForHeading(page, "Logs");

@@ -6,7 +6,7 @@ import { href, navigate } from "../../router";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading, Pager } from "../../ui/page";
 import { announce } from "../../ui/status";
-import { BodyText, Details, HeadersText, slicePage, When } from "./shared";
+import { BodyText, Details, HeadersText, ShowDetail, slicePage, When } from "./shared";
 
 const PER_PAGE = 20;
 
@@ -77,7 +77,7 @@ export function DeliveryPage({ id, deliveryId }: { id: string; deliveryId: strin
   const t = useText(messagingText);
   const loaded = useLoad(() => ok(api.GET("/ticketing/v1/admin/webhooks/{id}/deliveries/{deliveryId}", { params: { path: { id, deliveryId } } })), [id, deliveryId]);
   return (
-    <Show loaded={loaded}>
+    <ShowDetail loaded={loaded} title={format(t.deliveryTitle, { id: deliveryId })}>
       {(d) => (
         <>
           <Heading title={format(t.deliveryTitle, { id: d.delivery_id })}>{format(t.deliveryTitle, { id: d.delivery_id })}</Heading>
@@ -137,6 +137,6 @@ export function DeliveryPage({ id, deliveryId }: { id: string; deliveryId: strin
           )}
         </>
       )}
-    </Show>
+    </ShowDetail>
   );
 }

@@ -7,7 +7,7 @@ import { Field, Form, Select } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading, Pager } from "../../ui/page";
 import { announce } from "../../ui/status";
-import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, slicePage, useFragmentQuery, When } from "./shared";
+import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, ShowDetail, slicePage, useFragmentQuery, When } from "./shared";
 
 type LogEntry = Schemas["LogEntry"];
 
@@ -105,7 +105,7 @@ export function LogPage({ id }: { id: string }) {
   const c = useText(commonText);
   const loaded = useLoad(() => ok(api.GET("/ticketing/v1/admin/logs/{id}", { params: { path: { id } } })), [id]);
   return (
-    <Show loaded={loaded}>
+    <ShowDetail loaded={loaded} title={format(t.logTitle, { id })}>
       {(entry) => (
         <>
           <Heading title={format(t.logTitle, { id: entry.id })}>{format(t.logTitle, { id: entry.id })}</Heading>
@@ -135,6 +135,6 @@ export function LogPage({ id }: { id: string }) {
           </div>
         </>
       )}
-    </Show>
+    </ShowDetail>
   );
 }

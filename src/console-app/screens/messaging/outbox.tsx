@@ -6,7 +6,7 @@ import { href } from "../../router";
 import { Field, Form } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { Heading, Pager } from "../../ui/page";
-import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, useFragmentQuery, When } from "./shared";
+import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, ShowDetail, useFragmentQuery, When } from "./shared";
 
 const PER_PAGE = 25;
 
@@ -101,7 +101,7 @@ export function EmailPage({ id }: { id: string }) {
   const t = useText(messagingText);
   const loaded = useLoad(() => ok(api.GET("/ticketing/v1/admin/emails/{id}", { params: { path: { id } } })), [id]);
   return (
-    <Show loaded={loaded}>
+    <ShowDetail loaded={loaded} title={format(t.emailTitle, { id })}>
       {(email) => (
         <>
           <Heading title={format(t.emailTitle, { id: email.id })}>{format(t.emailTitle, { id: email.id })}</Heading>
@@ -128,6 +128,6 @@ export function EmailPage({ id }: { id: string }) {
           <BodyText body={email.body} />
         </>
       )}
-    </Show>
+    </ShowDetail>
   );
 }

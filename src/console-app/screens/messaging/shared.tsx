@@ -2,6 +2,8 @@ import type { Child } from "hono/jsx/dom";
 import { useText } from "../../i18n";
 import { messagingText } from "../../messages/messaging";
 import { fragmentQuery, navigate, usePath } from "../../router";
+import { type Loaded, Show } from "../../ui/load";
+import { Heading } from "../../ui/page";
 
 /**
  * What the messaging screens share. Everything a user, a receiver or a mail wrote (response bodies, email bodies,
@@ -77,4 +79,18 @@ export function slicePage<T>(items: readonly T[], page: number, size: number): {
   const pages = Math.max(1, Math.ceil(items.length / size));
   const current = Math.min(page, pages);
   return { items: items.slice((current - 1) * size, current * size), page: current, pages };
+}
+
+/**
+ * One record's screen: its own heading once loaded; until then, and when the API refuses it (404, an organiser's
+ * 403), a heading naming what the address asked for, so the screen still has its one <h1> (docs/console.md).
+ */
+export function ShowDetail<T>({ loaded, title, children }: { loaded: Loaded<T>; title: string; children: (data: T) => Child }) {
+  if (loaded.data !== undefined) return <>{children(loaded.data)}</>;
+  return (
+    <>
+      <Heading title={title}>{title}</Heading>
+      <Show loaded={loaded}>{() => null}</Show>
+    </>
+  );
 }

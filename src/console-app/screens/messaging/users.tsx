@@ -9,7 +9,7 @@ import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
 import { ApplicationPasswords, NewPassword } from "./application-passwords";
-import { When } from "./shared";
+import { ShowDetail, When } from "./shared";
 
 type User = Schemas["User"];
 type Role = User["role"];
@@ -161,7 +161,7 @@ export function UserPage({ id }: { id: string }) {
   const loaded = useLoad(() => ok(api.GET("/ticketing/v1/admin/users/{id}", { params: { path: { id } } })), [id]);
   const events = useLoad(allEvents, []);
   return (
-    <Show loaded={loaded}>
+    <ShowDetail loaded={loaded} title={format(t.userTitle, { name: id })}>
       {(user) => (
         <>
           <Heading title={format(t.userTitle, { name: user.username })}>{format(t.userTitle, { name: user.username })}</Heading>
@@ -202,6 +202,6 @@ export function UserPage({ id }: { id: string }) {
           <ApplicationPasswords userId={id} />
         </>
       )}
-    </Show>
+    </ShowDetail>
   );
 }

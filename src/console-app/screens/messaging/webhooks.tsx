@@ -9,7 +9,7 @@ import { Problem, Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
 import { Deliveries } from "./deliveries";
-import { BodyText, Details, HeadersText, When } from "./shared";
+import { BodyText, Details, HeadersText, ShowDetail, When } from "./shared";
 
 type Webhook = Schemas["Webhook"];
 type Topic = Webhook["topic"];
@@ -117,6 +117,8 @@ function webhookBody(values: FormValues) {
 
 function WebhookFields({ hook }: { hook?: Webhook }) {
   const t = useText(messagingText);
+  // Left empty, a new webhook takes the API's default; a change leaves the current value as it is.
+  const withDefault = (hint: string) => (hook ? hint : `${hint} ${t.emptyKeepsDefault}`);
   return (
     <>
       <Field name="name" label={t.name} value={hook?.name} required={!hook} maxLength={200} />
@@ -124,8 +126,8 @@ function WebhookFields({ hook }: { hook?: Webhook }) {
       <Field name="secret" label={t.secret} hint={hook ? t.secretKeepHint : t.secretHint} required={!hook} autocomplete="off" />
       <Select name="topic" label={t.topic} value={hook?.topic ?? "order.created"} options={TOPICS.map((topic) => ({ value: topic, label: topic }))} />
       <Check name="enabled" label={hook ? t.enabled : t.enableAtOnce} hint={hook ? undefined : t.enabledHint} checked={hook?.enabled ?? false} />
-      <Field name="retry_scheme" label={t.retryScheme} hint={t.retrySchemeHint} value={hook?.retry_scheme} />
-      <Field name="failure_threshold" type="number" label={t.failureThreshold} hint={t.failureThresholdHint} value={hook?.failure_threshold} min={0} />
+      <Field name="retry_scheme" label={t.retryScheme} hint={withDefault(t.retrySchemeHint)} value={hook?.retry_scheme} />
+      <Field name="failure_threshold" type="number" label={t.failureThreshold} hint={withDefault(t.failureThresholdHint)} value={hook?.failure_threshold} min={0} />
     </>
   );
 }
@@ -148,7 +150,7 @@ export function WebhookPage({ id }: { id: string }) {
   const [ping, setPing] = useState<Ping | undefined>(undefined);
   const [pingError, setPingError] = useState<unknown>(undefined);
   return (
-    <Show loaded={loaded}>
+    <ShowDetail loaded={loaded} title={format(t.webhookTitle, { name: id })}>
       {(hook) => (
         <>
           <Heading title={format(t.webhookTitle, { name: hook.name })}>{format(t.webhookTitle, { name: hook.name })}</Heading>
@@ -234,7 +236,7 @@ export function WebhookPage({ id }: { id: string }) {
           <Deliveries webhookId={id} />
         </>
       )}
-    </Show>
+    </ShowDetail>
   );
 }
 
