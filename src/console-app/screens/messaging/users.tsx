@@ -9,7 +9,7 @@ import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
 import { ApplicationPasswords, NewPassword } from "./application-passwords";
-import { ShowDetail, When } from "./shared";
+import { Details, ShowDetail, When } from "./shared";
 
 type User = Schemas["User"];
 type Role = User["role"];
@@ -168,9 +168,7 @@ export function UserPage({ id }: { id: string }) {
           <p>
             <a href={href("/users")}>{t.allUsers}</a>
           </p>
-          <p>
-            {t.created}: <When at={user.created} />
-          </p>
+          <Details rows={[[t.created, <When at={user.created} />]]} />
           <h2>{t.changeUser}</h2>
           <Form
             label={t.changeUser}
