@@ -5,7 +5,8 @@ import { href } from "../router";
 import { Show, useLoad } from "../ui/load";
 import { Heading } from "../ui/page";
 import { EventSettings, InputFields, TicketTypes } from "./events";
-import { EmailList, ScanKeys } from "./files";
+import { EmailList } from "./files";
+import { ScanKeys } from "./keys";
 import { LivePanel } from "./live";
 import { EventOrders, Exports } from "./orders";
 
