@@ -153,4 +153,28 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
     await checkScreen(page, "the coupons with one");
     await page.close();
   });
+
+  step("a coupon is changed, its counters reset and it is deleted, each asking first where it cannot be undone", async () => {
+    const page = await newPage(kit.browser);
+    const questions = [];
+    page.on("dialog", (dialog) => {
+      questions.push(dialog.message());
+      dialog.accept();
+    });
+    await signIn(page, kit, { hash: "/coupons" });
+    await click(page, "link", "Edit coupon SPRING");
+    await waitForHeading(page, "Coupon SPRING");
+    await fillLabel(page, "Discount", "20");
+    await fillLabel(page, "Uses in all", "5");
+    await click(page, "button", "Save coupon");
+    await waitForText(page, "Saved.");
+    await waitForText(page, "0 of 5");
+    await click(page, "button", "Reset the counters");
+    await waitForText(page, "Counters reset.");
+    await click(page, "button", "Delete coupon");
+    await waitForHeading(page, "Coupons");
+    await waitForText(page, "No coupons yet.");
+    assert.deepEqual(questions, ["Reset the use counters of SPRING? Its uses start again from 0.", "Delete SPRING? This cannot be undone."]);
+    await page.close();
+  });
 });
