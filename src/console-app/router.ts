@@ -29,25 +29,35 @@ export function usePath(): string {
   return path;
 }
 
-/** The route whose pattern matches `path`, with its params (decoded), or undefined. */
+/**
+ * The route whose pattern matches `path`, with its params (decoded), or undefined. Where several match, the one with
+ * the most literal parts wins (`/events/:id/keys-sheet` over `/events/:id/:tab`), whatever the order of the list.
+ */
 export function matchRoute(routes: readonly Route[], path: string): { route: Route; params: Record<string, string> } | undefined {
+  let best: { route: Route; params: Record<string, string>; literals: number } | undefined;
+  for (const route of routes) {
+    const found = matchOne(route, path);
+    const literals = route.pattern.split("/").filter((p) => p !== "" && !p.startsWith(":")).length;
+    if (found && (best === undefined || literals > best.literals)) best = { ...found, literals };
+  }
+  return best && { route: best.route, params: best.params };
+}
+
+function matchOne(route: Route, path: string): { route: Route; params: Record<string, string> } | undefined {
   const [pathname = "/"] = path.split("?");
   const parts = pathname.split("/").filter(Boolean);
-  for (const route of routes) {
-    const pattern = route.pattern.split("/").filter(Boolean);
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    const matches = pattern.every((p, i) => {
-      const part = parts[i] ?? "";
-      if (p.startsWith(":")) {
-        params[p.slice(1)] = decodeURIComponent(part);
-        return part !== "";
-      }
-      return p === part;
-    });
-    if (matches) return { route, params };
-  }
-  return undefined;
+  const pattern = route.pattern.split("/").filter(Boolean);
+  if (pattern.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  const matches = pattern.every((p, i) => {
+    const part = parts[i] ?? "";
+    if (p.startsWith(":")) {
+      params[p.slice(1)] = decodeURIComponent(part);
+      return part !== "";
+    }
+    return p === part;
+  });
+  return matches ? { route, params } : undefined;
 }
 
 /** The query of the fragment (`#/orders?search=ada`): screens keep their filters there, so a reload keeps them. */

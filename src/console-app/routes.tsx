@@ -3,6 +3,7 @@ import type { Route } from "./router";
 import { EventPage } from "./screens/event-page";
 import { eventsRoutes } from "./screens/events";
 import { filesRoutes } from "./screens/files";
+import { keysRoutes } from "./screens/keys";
 import { messagingRoutes } from "./screens/messaging";
 import { ordersRoutes } from "./screens/orders";
 
@@ -13,6 +14,7 @@ export const routes: readonly Route[] = [
   { pattern: "/events/:id/:tab", screen: ({ id = "", tab = "" }) => <EventPage id={id} tab={tab} /> },
   ...ordersRoutes,
   ...filesRoutes,
+  ...keysRoutes,
   ...messagingRoutes,
 ];
 

@@ -1,9 +1,14 @@
 import type { Route } from "../../router";
-import type { SectionProps } from "../event-page";
+import { CouponList, CouponPage, NewCoupon } from "./coupons";
+import { KeysSheet } from "./keys-sheet";
 
-// Scan keys and coupons: built by the keys area (this stub keeps the frame compiling until it lands).
-export const keysRoutes: Route[] = [];
+// Scan keys and coupons (docs/console/keys.md): the event page's `keys` section, the printable sheet of the keys' QR
+// codes, and the coupons.
+export { ScanKeys } from "./scan-keys";
 
-export function ScanKeys(_: SectionProps) {
-  return <p>…</p>;
-}
+export const keysRoutes: Route[] = [
+  { pattern: "/events/:id/keys-sheet", screen: ({ id = "" }) => <KeysSheet id={id} /> },
+  { pattern: "/coupons", screen: () => <CouponList /> },
+  { pattern: "/coupons/new", screen: () => <NewCoupon /> },
+  { pattern: "/coupons/:id", screen: ({ id = "" }) => <CouponPage id={id} /> },
+];
