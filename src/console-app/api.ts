@@ -12,7 +12,7 @@ export type Schemas = components["schemas"];
 export type ApiErrorBody = Schemas["Error"];
 
 /** The service lives at the console's parent path: `<base>/console/` talks to `<base>/admin/...`. */
-export const API_ORIGIN = location.origin;
+const API_ORIGIN = location.origin;
 
 const CSRF_HEADER = "X-Ticketing-CSRF";
 

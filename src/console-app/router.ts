@@ -13,7 +13,7 @@ export interface Route {
   screen: (params: Readonly<Record<string, string>>) => Child;
 }
 
-export function currentPath(): string {
+function currentPath(): string {
   const hash = location.hash.replace(/^#/, "");
   return hash.startsWith("/") ? hash : "/";
 }

@@ -39,7 +39,11 @@ const PUBLIC = [
 function security(path: string): Json[] {
   if (PUBLIC.some((p) => p.test(path))) return [];
   // Either the key with Basic credentials, or the console's session cookie with its CSRF header (decisions.md 15).
-  if (path.startsWith(`${API_BASE}/admin/`)) return [{ apiKey: [], basic: [] }, { consoleSession: [], consoleCsrf: [] }];
+  if (path.startsWith(`${API_BASE}/admin/`))
+    return [
+      { apiKey: [], basic: [] },
+      { consoleSession: [], consoleCsrf: [] },
+    ];
   if (path.startsWith(`${API_BASE}/scans`) || path.startsWith(`${API_BASE}/scan-keys`)) return [{ scanKey: [] }];
   if (path.startsWith(`${API_BASE}/events/`)) return [{ apiKey: [] }, { orderingKey: [] }];
   return [{ apiKey: [] }];

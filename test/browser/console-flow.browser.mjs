@@ -26,7 +26,12 @@ async function paidOrder(eventId, typeId) {
   const res = await fetch(`${kit.service.url}/events/${eventId}/orders`, {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-EVT-API-KEY": ORDERING_KEY },
-    body: JSON.stringify({ name: "Grace Hopper", email: "grace@example.com", tickets: [{ [typeId]: 2 }], input_fields: { fields: [{ name: "Boat", value: "Harbour" }] } }),
+    body: JSON.stringify({
+      name: "Grace Hopper",
+      email: "grace@example.com",
+      tickets: [{ [typeId]: 2 }],
+      input_fields: { fields: [{ name: "Boat", value: "Harbour" }] },
+    }),
   });
   const order = await res.json();
   assert.equal(res.status, 201, JSON.stringify(order));

@@ -10,7 +10,7 @@ import { ScanKeys } from "./keys";
 import { LivePanel } from "./live";
 import { EventOrders, Exports } from "./orders";
 
-export type Event = Schemas["Event"];
+type Event = Schemas["Event"];
 
 /** What each section of an event's page shows; every section gets the event and a way to load it again. */
 export interface SectionProps {

@@ -50,7 +50,10 @@ describe("GET /openapi.json", () => {
     const create = doc.paths["/ticketing/v1/admin/coupons"].post;
     expect(create.requestBody.content["application/json"].schema.properties).toHaveProperty("code");
     // The key with Basic credentials, or the console session with its CSRF header (decisions.md 15).
-    expect(create.security).toEqual([{ apiKey: [], basic: [] }, { consoleSession: [], consoleCsrf: [] }]);
+    expect(create.security).toEqual([
+      { apiKey: [], basic: [] },
+      { consoleSession: [], consoleCsrf: [] },
+    ]);
     const list = doc.paths["/ticketing/v1/admin/orders"].get;
     expect(list.parameters.map((p: Json) => p.name)).toEqual(expect.arrayContaining(["per_page", "page", "search", "orderby"]));
     expect(list.parameters.every((p: Json) => p.in === "query")).toBe(true);
