@@ -7,6 +7,9 @@
 // docs/console.md shows some of its screenshots: `CONSOLE_SCREENSHOTS=docs/console ./node_modules/.bin/node --test
 // test/browser/console-flow.browser.mjs` writes them there (console-*.png).
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe } from "node:test";
 import { byRole, checkScreen, click, consoleKit, controlLabelled, fillLabel, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
 
@@ -30,7 +33,6 @@ async function paidOrder(eventId, typeId) {
       name: "Grace Hopper",
       email: "grace@example.com",
       tickets: [{ [typeId]: 2 }],
-      input_fields: { fields: [{ name: "Boat", value: "Harbour" }] },
     }),
   });
   const order = await res.json();
@@ -128,7 +130,7 @@ describe("the console in Chromium: an organiser's evening, through the screens",
     await click(page, "link", "Scan keys");
     await byRole(page, "button", "Create scan key");
     await fillLabel(page, "Location", "Quay gate");
-    await selectLabel(page, "Level", "0 · Entrance");
+    await selectLabel(page, "Level", "0 · Entrance: admits a ticket once.");
     await click(page, "button", "Create scan key");
     await page.waitForFunction(() => [...document.querySelectorAll("main img")].some((img) => img.complete && img.naturalWidth > 0));
     await checkScreen(page, "the scan keys");
@@ -192,6 +194,9 @@ describe("the console in Chromium: an organiser's evening, through the screens",
 
   step("exports the orders CSV", async () => {
     const page = ctx.page;
+    const dir = mkdtempSync(join(tmpdir(), "ticketing-console-flow-downloads-"));
+    const cdp = await kit.browser.target().createCDPSession();
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
     await page.goto(kit.consoleUrl(`/events/${ctx.eventId}/exports`), { waitUntil: "load" });
     await waitForText(page, "One row per order");
     const answered = page.waitForResponse((r) => r.url().endsWith(`/admin/events/${ctx.eventId}/exports/orders.csv`));
@@ -199,10 +204,12 @@ describe("the console in Chromium: an organiser's evening, through the screens",
     const response = await answered;
     assert.equal(response.status(), 200);
     assert.match(response.headers()["content-type"], /^text\/csv/);
-    const text = await response.text();
+    await waitForText(page, "Downloaded.");
+    const name = `event-${ctx.eventId}-orders.csv`;
+    await eventually("the download", async () => existsSync(join(dir, name)), 10_000);
+    const text = readFileSync(join(dir, name), "utf8");
     assert.match(text, /^\uFEFForder_id,/);
     assert.ok(text.includes("grace@example.com") && text.includes("ada@example.com"), text);
-    await waitForText(page, "Downloaded.");
     await checkScreen(page, "the exports");
   });
 
