@@ -1,4 +1,4 @@
-// The console's events area (decisions.md 15 "The organiser console"; docs/console/events.md) in a real headless
+// The console's events area (decisions.md 15 "The organiser console"; docs/console.md) in a real headless
 // Chromium: the list and its search, a new event, its settings with the service's refusals beside their fields,
 // ticket types (one created from the keyboard alone) and input fields, and deleting an event.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The console's files area (decisions.md 15 "The organiser console"; docs/console/files.md) in a real headless
+// The console's files area (decisions.md 15 "The organiser console"; docs/console.md) in a real headless
 // Chromium: a PDF template uploaded, previewed (the service's sample ticket in a frame) and changed; an event's email
 // list uploaded with a bad line (the line's error shown), then a good file; axe-core on every screen and state.
 import assert from "node:assert/strict";

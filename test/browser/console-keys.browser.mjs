@@ -1,4 +1,4 @@
-// `npm run test:browser`: the console's scan keys, their printable sheet and the coupons (docs/console/keys.md;
+// `npm run test:browser`: the console's scan keys, their printable sheet and the coupons (docs/console.md;
 // decisions.md 15 "The organiser console") in a real headless Chromium, every screen checked by axe-core.
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";

@@ -1,4 +1,4 @@
-// The console's live section (decisions.md 15 "The organiser console"; docs/console/live.md) in a real headless
+// The console's live section (decisions.md 15 "The organiser console"; docs/console.md) in a real headless
 // Chromium: an event's sales and check-ins change on screen as scans and orders happen, without reloading.
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";

@@ -1,4 +1,4 @@
-// The console's messaging and users screens (decisions.md 13, 15 "The organiser console"; docs/console/messaging.md)
+// The console's messaging and users screens (decisions.md 13, 15 "The organiser console"; docs/console.md)
 // in a real headless Chromium: a webhook to a receiver this test runs, its ping and its delivery log; the outbox;
 // the logs; users and their application passwords, and an organiser signing in with one. Whatever a receiver, a
 // customer or a mail wrote stays text: markup in it shows as characters and never becomes an element.

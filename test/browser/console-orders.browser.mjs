@@ -1,4 +1,4 @@
-// `npm run test:browser`: the console's orders (decisions.md 15 "The organiser console"; docs/console/orders.md) in
+// `npm run test:browser`: the console's orders (decisions.md 15 "The organiser console"; docs/console.md) in
 // a real headless Chromium: a dashboard order placed through the form and its ticket, the API's refusal of a
 // dashboard order on an event without them, searching orders, refunding a paid order, resending its email, and the
 // orders CSV downloaded from the event's exports. axe-core finds no violation on any screen or state.

@@ -1,6 +1,6 @@
 import type { Texts } from "./texts";
 
-/** The words of the PDF templates and email lists screens (docs/console/files.md). */
+/** The words of the PDF templates and email lists screens (docs/console.md). */
 const en = {
   templatesIntro: "A PDF template is the background tickets or invoices are printed on: a PDF of one page, at most 10 MiB.",
   templatesCaption: "PDF templates",

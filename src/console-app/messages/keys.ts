@@ -1,7 +1,7 @@
 import type { Texts } from "./texts";
 
 // The words of the scan keys (an event's `keys` section and its printable sheet) and of the coupons
-// (docs/console/keys.md).
+// (docs/console.md).
 const en = {
   scanKeys: "Scan keys",
   scanKeysIntro:

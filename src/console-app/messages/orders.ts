@@ -1,6 +1,6 @@
 import type { Texts } from "./texts";
 
-// The orders area of the console (screens/orders; docs/console/orders.md).
+// The orders area of the console (screens/orders; docs/console.md).
 const en = {
   ordersTitle: "Orders",
   searchOrders: "Search orders",

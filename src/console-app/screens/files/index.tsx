@@ -5,7 +5,7 @@ import { PdfTemplates, PdfTemplateScreen } from "./pdf-templates";
 export { EmailList } from "./email-lists";
 
 // PDF templates (list, upload, change, preview, delete) and email lists; the event page's "Email list" section is
-// EmailList (docs/console/files.md).
+// EmailList (docs/console.md).
 export const filesRoutes: Route[] = [
   { pattern: "/pdf-templates", screen: () => <PdfTemplates /> },
   { pattern: "/pdf-templates/:id", screen: ({ id = "" }) => <PdfTemplateScreen id={id} /> },

@@ -2,7 +2,7 @@ import type { Route } from "../../router";
 import { CouponList, CouponPage, NewCoupon } from "./coupons";
 import { KeysSheet } from "./keys-sheet";
 
-// Scan keys and coupons (docs/console/keys.md): the event page's `keys` section, the printable sheet of the keys' QR
+// Scan keys and coupons (docs/console.md): the event page's `keys` section, the printable sheet of the keys' QR
 // codes, and the coupons.
 export { ScanKeys } from "./scan-keys";
 

@@ -19,7 +19,7 @@ function byLocation(keys: readonly ScanKey[]): [string, ScanKey[]][] {
 
 /**
  * `#/events/<id>/keys-sheet`: a sheet to print and hang at the doors, one block per location with its keys' QR codes
- * (docs/console/keys.md). The menu, the buttons and the links are not printed (console.css, `.no-print`); the
+ * (docs/console.md). The menu, the buttons and the links are not printed (console.css, `.no-print`); the
  * warning is, since whoever finds the paper holds the keys.
  */
 export function KeysSheet({ id }: { id: string }) {

@@ -6,7 +6,7 @@ import { UserList, UserPage } from "./users";
 import { WebhookList, WebhookPage } from "./webhooks";
 
 /**
- * Webhooks and their deliveries, the email outbox, logs; users and application passwords (docs/console/messaging.md).
+ * Webhooks and their deliveries, the email outbox, logs; users and application passwords (docs/console.md).
  * Webhooks, the outbox and users are the administrators' (decisions.md 13): an organiser's console has no route to
  * them, and the API refuses them anyway. Logs are everyone's: the API answers an organiser those of its events.
  */

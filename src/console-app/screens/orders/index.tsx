@@ -11,7 +11,7 @@ import { OrderTable } from "./order-table";
 export { Exports } from "./exports";
 
 // Orders (search, detail, dashboard orders, refunds, resend, delete, tickets), and the event page's orders and
-// exports (decisions.md 15 "The organiser console"; docs/console/orders.md). `/orders/new` comes before
+// exports (decisions.md 15 "The organiser console"; docs/console.md). `/orders/new` comes before
 // `/orders/:id`, which would otherwise take it.
 export const ordersRoutes: Route[] = [
   { pattern: "/orders", screen: () => <OrderSearch query={fragmentQuery().toString()} /> },
