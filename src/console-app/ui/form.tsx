@@ -1,9 +1,9 @@
 import { createContext, useContext, useId, useRef, useState } from "hono/jsx/dom";
 import type { Child } from "hono/jsx/dom";
-import { errorText } from "../../domain/messages";
 import { ApiFailure } from "../api";
 import { useLang, useText } from "../i18n";
 import { commonText } from "../messages/common";
+import { refusalText } from "./refusal";
 import { announce } from "./status";
 
 /**
@@ -80,7 +80,7 @@ export function Form({ onSubmit, submitLabel, children, label, class: className 
         {children}
         <div class="form-actions">
           <button type="submit" aria-disabled={busy ? "true" : undefined}>
-            {busy ? t.saving : submitLabel}
+            {busy ? t.working : submitLabel}
           </button>
         </div>
       </form>
@@ -102,7 +102,7 @@ function explain(error: unknown, form: HTMLFormElement, lang: ReturnType<typeof 
     if (form.querySelector(`[name="${CSS.escape(name)}"]`)) fields[name] = text;
     else rest.push(`${name}: ${text}`);
   }
-  if (Object.keys(error.params).length === 0 || rest.length > 0) rest.unshift(errorText(lang, error.code, error.message));
+  if (Object.keys(error.params).length === 0 || rest.length > 0) rest.unshift(refusalText(lang, error, invalid));
   return { fields, rest };
 }
 

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState } from "hono/jsx/dom";
 import type { Child } from "hono/jsx/dom";
-import { errorText } from "../../domain/messages";
 import { ApiFailure } from "../api";
 import { format, useLang, useText } from "../i18n";
 import { commonText } from "../messages/common";
+import { refusalText } from "./refusal";
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -51,7 +51,7 @@ export function Problem({ error }: { error: unknown }) {
   const t = useText(commonText);
   let text: string;
   if (error instanceof ApiFailure) {
-    text = error.status === 404 ? t.notFound : error.status === 403 ? t.forbidden : format(t.failed, { message: errorText(lang, error.code, error.message) });
+    text = error.status === 404 ? t.notFound : error.status === 403 ? t.forbidden : format(t.failed, { message: refusalText(lang, error, t.fieldInvalid) });
   } else text = format(t.failed, { message: error instanceof Error ? error.message : String(error) });
   return (
     <p class="problem" role="alert">

@@ -183,7 +183,7 @@ function OrderActions({ order, reload }: { order: Order; reload: () => void }) {
       <h3>{t.emailTitle}</h3>
       <p>{t.emailIntro}</p>
       <p class="actions">
-        <ActionButton label={t.resendEmail} busyLabel={common.saving} onClick={resend} />
+        <ActionButton label={t.resendEmail} busyLabel={common.working} onClick={resend} />
       </p>
 
       <h3>{t.deleteOrderTitle}</h3>

@@ -78,7 +78,7 @@ export function OrderTickets({ orderId }: { orderId: number }) {
               )}
               <p class="actions no-print">
                 {found.tickets.length === 0 ? (
-                  <ActionButton label={t.reissueTickets} busyLabel={common.saving} onClick={reissue} />
+                  <ActionButton label={t.reissueTickets} busyLabel={common.working} onClick={reissue} />
                 ) : (
                   <ConfirmButton label={t.deleteTickets} question={t.confirmDeleteTickets} onConfirm={removeTickets} />
                 )}
