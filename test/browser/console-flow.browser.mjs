@@ -11,51 +11,27 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { byRole, checkScreen, click, consoleKit, controlLabelled, fillLabel, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import {
+  byRole,
+  checkScreen,
+  click,
+  consoleKit,
+  controlLabelled,
+  eventually,
+  fillLabel,
+  newPage,
+  paidOrder,
+  scanTicket,
+  selectLabel,
+  signIn,
+  waitForHeading,
+  waitForText,
+} from "./console-kit.mjs";
 
 const ORDERING_KEY = "console-flow-ordering-key";
 const kit = consoleKit("console-flow");
 const { step } = kit;
 const ctx = { eventName: `Harbour lights ${Date.now().toString(36)}` };
-
-/** Waits until `check()` holds, polling the API (a refund or a scan reaches D1 a moment after the answer). */
-async function eventually(label, check, ms = 30_000) {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) if (await check()) return;
-  assert.fail(`${label} did not happen within ${ms} ms`);
-}
-
-/** A customer's order through the API with the publishable ordering key, paid through the test checkout. */
-async function paidOrder(eventId, typeId) {
-  const res = await fetch(`${kit.service.url}/events/${eventId}/orders`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-EVT-API-KEY": ORDERING_KEY },
-    body: JSON.stringify({
-      name: "Grace Hopper",
-      email: "grace@example.com",
-      tickets: [{ [typeId]: 2 }],
-    }),
-  });
-  const order = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(order));
-  const paid = await fetch(order.payment.checkout_url, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: "action=pay",
-    redirect: "manual",
-  });
-  assert.equal(paid.status, 303);
-  return order;
-}
-
-async function scan(key, ticketId) {
-  const res = await fetch(`${kit.service.url}/scans`, {
-    method: "POST",
-    headers: { "X-EVT-API-KEY": key, "Content-Type": "application/json" },
-    body: JSON.stringify({ id: ticketId }),
-  });
-  const body = await res.json();
-  assert.equal(body.status, true, JSON.stringify(body));
-}
 
 describe("the console in Chromium: an organiser's evening, through the screens", { timeout: 6 * 60_000 }, () => {
   before(
@@ -182,7 +158,7 @@ describe("the console in Chromium: an organiser's evening, through the screens",
 
   step("refunds a paid order", async () => {
     const page = ctx.page;
-    const order = await paidOrder(ctx.eventId, ctx.typeId);
+    const order = await paidOrder(kit.service, ORDERING_KEY, ctx.eventId, { name: "Grace Hopper", email: "grace@example.com", tickets: [{ [ctx.typeId]: 2 }] });
     await page.goto(kit.consoleUrl(`/orders/${order.id}`), { waitUntil: "load" });
     await waitForHeading(page, `Order ${order.id}`);
     await waitForText(page, "Grace Hopper");
@@ -221,7 +197,7 @@ describe("the console in Chromium: an organiser's evening, through the screens",
     await page.evaluate(() => {
       window.notReloaded = true;
     });
-    for (const ticket of ctx.tickets) await scan(ctx.key, ticket);
+    for (const ticket of ctx.tickets) await scanTicket(kit.service, ctx.key, ticket);
     await page.waitForFunction(() => document.querySelector('[data-live="admitted"]')?.textContent === "2", { timeout: 15_000 });
     assert.equal(await page.evaluate(() => window.notReloaded), true);
     await kit.shot(page, "console-live");

@@ -134,3 +134,64 @@ const SIGN_IN_LABELS = {
   nl: { username: "Gebruikersnaam of e-mailadres", password: "Applicatiewachtwoord", signIn: "Aanmelden", signOut: "Afmelden" },
 };
 const labelsOf = (lang) => SIGN_IN_LABELS[lang] ?? SIGN_IN_LABELS.en;
+
+/** The service's error shown beside the control labelled `label` (its `aria-describedby` error), once it is there. */
+export async function errorBeside(page, label) {
+  const control = await controlLabelled(page, label);
+  await page.waitForFunction((el) => el.getAttribute("aria-invalid") === "true", { timeout: STEP_MS }, control);
+  return control.evaluate((el) => {
+    const ids = (el.getAttribute("aria-describedby") ?? "").split(" ");
+    return ids.map((id) => document.getElementById(id)).find((p) => p?.classList.contains("error"))?.textContent ?? "";
+  });
+}
+
+/** Presses Tab until the focus is on the control labelled (or the button reading) `name`: the keyboard alone. */
+export async function tabTo(page, name, limit = 80) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab");
+    const here = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return "";
+      if (el.tagName === "BUTTON") return el.textContent.trim();
+      return el.labels?.[0]?.textContent.trim() ?? "";
+    });
+    if (here === name) return;
+  }
+  assert.fail(`Tab never reached ${name}`);
+}
+
+/** Waits until `check()` holds, polling (a refund or a scan reaches D1 a moment after the answer). */
+export async function eventually(label, check, ms = 30_000) {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) if (await check()) return;
+  assert.fail(`${label} did not happen within ${ms} ms`);
+}
+
+/** A scan at the door: `POST /scans` with the scan key, which must admit the ticket. */
+export async function scanTicket(service, key, ticketId) {
+  const res = await fetch(`${service.url}/scans`, {
+    method: "POST",
+    headers: { "X-EVT-API-KEY": key, "Content-Type": "application/json" },
+    body: JSON.stringify({ id: ticketId }),
+  });
+  const body = await res.json();
+  assert.equal(body.status, true, JSON.stringify(body));
+}
+
+/** A customer's order through the API with the publishable ordering key, paid through the test checkout. */
+export async function paidOrder(service, orderingKey, eventId, order) {
+  const res = await fetch(`${service.url}/events/${eventId}/orders`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-EVT-API-KEY": orderingKey },
+    body: JSON.stringify(order),
+  });
+  const placed = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(placed));
+  const paid = await fetch(placed.payment.checkout_url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: "action=pay",
+    redirect: "manual",
+  });
+  assert.equal(paid.status, 303);
+  return placed;
+}

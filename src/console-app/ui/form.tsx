@@ -183,18 +183,39 @@ export interface FieldProps {
   rows?: number;
 }
 
-/** A labelled control with its hint and the service's error for it, tied together for assistive technology. */
+/**
+ * What every control of a form shares: an id unique on the page, the service's error for its name, and the
+ * `aria-describedby` that ties its hint and that error to it for assistive technology.
+ */
+function useControl(name: string, hint: string | undefined) {
+  const id = `${fieldId(name)}-${useId().replace(/[^\w-]/g, "")}`;
+  const error = useFieldError(name);
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
+  return { id, error, aria: { "aria-invalid": error ? "true" : undefined, "aria-describedby": describedBy } };
+}
+
+/** A control's hint and the service's error for it, under the control. */
+function Notes({ id, hint, error }: { id: string; hint: string | undefined; error: string | undefined }) {
+  return (
+    <>
+      {hint && (
+        <p id={`${id}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} class="error">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** A labelled control with its hint and the service's error for it. */
 export function Field(props: FieldProps) {
-  const id = `${fieldId(props.name)}-${useId().replace(/[^\w-]/g, "")}`;
-  const error = useFieldError(props.name);
-  const describedBy = [props.hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
-  const common = {
-    id,
-    name: props.name,
-    required: props.required,
-    "aria-invalid": error ? "true" : undefined,
-    "aria-describedby": describedBy,
-  };
+  const { id, error, aria } = useControl(props.name, props.hint);
+  const common = { id, name: props.name, required: props.required, ...aria };
   return (
     <div class={error ? "field has-error" : "field"}>
       <label for={id}>{props.label}</label>
@@ -215,21 +236,12 @@ export function Field(props: FieldProps) {
           autocomplete={props.autocomplete}
         />
       )}
-      {props.hint && (
-        <p id={`${id}-hint`} class="hint">
-          {props.hint}
-        </p>
-      )}
-      {error && (
-        <p id={`${id}-error`} class="error">
-          {error}
-        </p>
-      )}
+      <Notes id={id} hint={props.hint} error={error} />
     </div>
   );
 }
 
-export interface ChoiceProps {
+interface ChoiceProps {
   name: string;
   label: string;
   hint?: string;
@@ -240,59 +252,30 @@ export interface ChoiceProps {
 
 /** A labelled select. */
 export function Select(props: ChoiceProps) {
-  const id = `${fieldId(props.name)}-${useId().replace(/[^\w-]/g, "")}`;
-  const error = useFieldError(props.name);
-  const describedBy = [props.hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
+  const { id, error, aria } = useControl(props.name, props.hint);
   return (
     <div class={error ? "field has-error" : "field"}>
       <label for={id}>{props.label}</label>
-      <select
-        id={id}
-        name={props.name}
-        required={props.required}
-        aria-invalid={error ? "true" : undefined}
-        aria-describedby={describedBy}
-        value={props.value === undefined ? undefined : String(props.value)}
-      >
+      <select id={id} name={props.name} required={props.required} {...aria} value={props.value === undefined ? undefined : String(props.value)}>
         {props.options.map((o) => (
           <option value={String(o.value)} selected={String(o.value) === String(props.value)}>
             {o.label}
           </option>
         ))}
       </select>
-      {props.hint && (
-        <p id={`${id}-hint`} class="hint">
-          {props.hint}
-        </p>
-      )}
-      {error && (
-        <p id={`${id}-error`} class="error">
-          {error}
-        </p>
-      )}
+      <Notes id={id} hint={props.hint} error={error} />
     </div>
   );
 }
 
 /** A labelled checkbox (a boolean of the API: sent as present or absent). */
 export function Check(props: { name: string; label: string; hint?: string; checked?: boolean }) {
-  const id = `${fieldId(props.name)}-${useId().replace(/[^\w-]/g, "")}`;
-  const error = useFieldError(props.name);
-  const describedBy = [props.hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
+  const { id, error, aria } = useControl(props.name, props.hint);
   return (
     <div class={error ? "field check has-error" : "field check"}>
-      <input type="checkbox" id={id} name={props.name} checked={props.checked ?? false} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy} />
+      <input type="checkbox" id={id} name={props.name} checked={props.checked ?? false} {...aria} />
       <label for={id}>{props.label}</label>
-      {props.hint && (
-        <p id={`${id}-hint`} class="hint">
-          {props.hint}
-        </p>
-      )}
-      {error && (
-        <p id={`${id}-error`} class="error">
-          {error}
-        </p>
-      )}
+      <Notes id={id} hint={props.hint} error={error} />
     </div>
   );
 }

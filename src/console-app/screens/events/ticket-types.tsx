@@ -5,8 +5,8 @@ import { commonText } from "../../messages/common";
 import { eventsText } from "../../messages/events";
 import { Check, Field, Form, type FormValues, Select } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
-import { ConfirmButton } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { RowActions, Table } from "../../ui/table";
 import type { SectionProps } from "../event-page";
 import { formatAmount, templateOptions, ticketTemplates } from "./shared";
 
@@ -71,57 +71,34 @@ export function TicketTypes({ event }: SectionProps) {
           types.length === 0 ? (
             <p>{t.noTypes}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>{t.typesCaption}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.name}</th>
-                    <th scope="col" class="number">
-                      {t.price}
-                    </th>
-                    <th scope="col" class="number">
-                      {t.vat}
-                    </th>
-                    <th scope="col" class="number">
-                      {t.soldStock}
-                    </th>
-                    <th scope="col" class="number">
-                      {t.minMax}
-                    </th>
-                    <th scope="col">{c.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {types.map((type) => (
-                    <tr>
-                      <th scope="row">{type.name}</th>
-                      <td class="number">{formatAmount(type.price, lang)}</td>
-                      <td class="number">{`${type.vat} %`}</td>
-                      <td class="number">{`${type.sold} / ${type.stock_control ? (type.stock ?? 0) : t.unlimited}`}</td>
-                      <td class="number">{`${type.minimum_to_order} / ${type.maximum_to_order || "–"}`}</td>
-                      <td>
-                        <div class="actions">
-                          <button type="button" onClick={() => setEditing(type.id)}>
-                            {format(t.changeNamed, { name: type.name })}
-                          </button>
-                          <ConfirmButton
-                            label={format(t.deleteNamed, { name: type.name })}
-                            question={format(c.confirmDelete, { name: type.name })}
-                            onConfirm={async () => {
-                              await ok(api.DELETE("/ticketing/v1/admin/events/{id}/ticket-types/{typeId}", { params: { path: { id, typeId: type.id } } }));
-                              if (editing === type.id) setEditing(undefined);
-                              loaded.reload();
-                              announce(c.deleted);
-                            }}
-                          />
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              caption={t.typesCaption}
+              rows={types}
+              columns={[
+                { label: t.name, rowHeader: true, cell: (type) => type.name },
+                { label: t.price, numeric: true, cell: (type) => formatAmount(type.price, lang) },
+                { label: t.vat, numeric: true, cell: (type) => `${type.vat} %` },
+                { label: t.soldStock, numeric: true, cell: (type) => `${type.sold} / ${type.stock_control ? (type.stock ?? 0) : t.unlimited}` },
+                { label: t.minMax, numeric: true, cell: (type) => `${type.minimum_to_order} / ${type.maximum_to_order || "–"}` },
+                {
+                  label: c.actions,
+                  cell: (type) => (
+                    <RowActions
+                      changeLabel={format(t.changeNamed, { name: type.name })}
+                      onChange={() => setEditing(type.id)}
+                      deleteLabel={format(t.deleteNamed, { name: type.name })}
+                      question={format(c.confirmDelete, { name: type.name })}
+                      onDelete={async () => {
+                        await ok(api.DELETE("/ticketing/v1/admin/events/{id}/ticket-types/{typeId}", { params: { path: { id, typeId: type.id } } }));
+                        if (editing === type.id) setEditing(undefined);
+                        loaded.reload();
+                        announce(c.deleted);
+                      }}
+                    />
+                  ),
+                },
+              ]}
+            />
           )
         }
       </Show>
