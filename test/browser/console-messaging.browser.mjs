@@ -6,7 +6,21 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe } from "node:test";
 import { freePort } from "../../scripts/local-service.mjs";
-import { byLabel, byRole, checkScreen, click, consoleKit, newPage, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import {
+  byRole,
+  checkScreen,
+  click,
+  consoleKit,
+  controlLabelled,
+  errorBeside,
+  eventually,
+  fillLabel,
+  newPage,
+  selectLabel,
+  signIn,
+  waitForHeading,
+  waitForText,
+} from "./console-kit.mjs";
 
 const kit = consoleKit("console-messaging");
 const { step } = kit;
@@ -17,15 +31,6 @@ const ctx = {};
 /** No element came from the markup in the data: no <img> anywhere, and no alert ran (pageerror would tell). */
 async function noMarkupRendered(page) {
   assert.equal(await page.evaluate(() => document.querySelectorAll("img").length), 0, "an <img> element was created");
-}
-
-/** Types into the text box (or number box) labelled `label`: a table's column of the same name is not it. */
-async function fillBox(page, label, value, role = "textbox") {
-  const input = await byRole(page, role, label);
-  await input.evaluate((el) => {
-    el.value = "";
-  });
-  await input.type(String(value));
 }
 
 /** The texts of the <pre> elements of the screen. */
@@ -74,16 +79,15 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await signIn(page, kit, { hash: "/webhooks" });
     await waitForHeading(page, "Webhooks");
     await checkScreen(page, "the webhooks");
-    await fillBox(page, "Name", "Order hook");
-    await fillBox(page, "URL", "http://10.1.2.3/hook");
-    await fillBox(page, "Secret", "s3cret-for-the-hook");
-    await (await byLabel(page, "Topic")).select("order.created");
-    await (await byLabel(page, "Enable it at once")).click();
+    await fillLabel(page, "Name", "Order hook");
+    await fillLabel(page, "URL", "http://10.1.2.3/hook");
+    await fillLabel(page, "Secret", "s3cret-for-the-hook");
+    await selectLabel(page, "Topic", "order.created");
+    await (await controlLabelled(page, "Enable it at once")).click();
     await click(page, "button", "Create");
-    await page.waitForSelector(".field.has-error");
-    assert.match(await page.$eval(".field.has-error", (el) => el.textContent), /private or local address/);
+    assert.match(await errorBeside(page, "URL"), /private or local address/);
     await checkScreen(page, "the new webhook form with the API's error");
-    await fillBox(page, "URL", ctx.hookUrl);
+    await fillLabel(page, "URL", ctx.hookUrl);
     await click(page, "button", "Create");
     await waitForHeading(page, "Webhook Order hook");
     ctx.hookHash = new URL(page.url()).hash;
@@ -111,13 +115,13 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     ctx.order = await res.json();
     assert.equal(res.status, 201, JSON.stringify(ctx.order));
     // The delivery goes through the queue: refresh the log until it is there.
-    const deadline = Date.now() + 30_000;
     let link;
-    while (!link && Date.now() < deadline) {
+    await eventually("a delivery in the log", async () => {
       await click(page, "button", "Refresh the delivery log");
       await new Promise((r) => setTimeout(r, 1000));
       link = await page.$("main table a[href*='/deliveries/']");
-    }
+      return link;
+    });
     assert.ok(link, "no delivery in the log");
     await checkScreen(page, "a webhook with its delivery log");
     await link.click();
@@ -145,7 +149,7 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await checkScreen(page, "a delivery sent again");
     await page.goto(kit.consoleUrl(ctx.hookHash.slice(1)), { waitUntil: "load" });
     await waitForHeading(page, "Webhook Order hook");
-    await fillBox(page, "Name", "Order hook renamed");
+    await fillLabel(page, "Name", "Order hook renamed");
     await click(page, "button", "Save");
     await waitForHeading(page, "Webhook Order hook renamed");
     await kit.shot(page, "messaging-webhook");
@@ -166,7 +170,7 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     const { page } = ctx;
     await page.goto(kit.consoleUrl("/outbox"), { waitUntil: "load" });
     await waitForHeading(page, "Email outbox");
-    await fillBox(page, "Order", ctx.order.id, "spinbutton");
+    await fillLabel(page, "Order", ctx.order.id);
     await click(page, "button", "Search");
     await page.waitForFunction(() => location.hash.includes("order_id="));
     const link = await page.waitForSelector("main table a[href^='#/outbox/']");
@@ -205,26 +209,26 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await page.goto(kit.consoleUrl("/users"), { waitUntil: "load" });
     await waitForHeading(page, "Users");
     await checkScreen(page, "the users");
-    await fillBox(page, "Username", kit.service.username);
-    await fillBox(page, "Email", "someone@example.com");
+    await fillLabel(page, "Username", kit.service.username);
+    await fillLabel(page, "Email", "someone@example.com");
     await click(page, "button", "Create");
     await page.waitForSelector(".error-summary");
     await checkScreen(page, "the new user form with the API's error");
-    await fillBox(page, "Username", "door-organiser");
-    await fillBox(page, "Email", "door@example.com");
-    await fillBox(page, "Name", "Door <b>Organiser</b>");
-    await (await byLabel(page, `Messaging console fair (${ctx.event.id})`)).click();
+    await fillLabel(page, "Username", "door-organiser");
+    await fillLabel(page, "Email", "door@example.com");
+    await fillLabel(page, "Name", "Door <b>Organiser</b>");
+    await (await controlLabelled(page, `Messaging console fair (${ctx.event.id})`)).click();
     await click(page, "button", "Create");
     await waitForText(page, "The first application password of door-organiser");
     await waitForText(page, "it will not be shown again");
     await checkScreen(page, "the users with a first password");
     await click(page, "link", "Open door-organiser");
     await waitForHeading(page, "User door-organiser");
-    assert.equal(await (await byLabel(page, `Messaging console fair (${ctx.event.id})`)).evaluate((el) => el.checked), true);
-    await fillBox(page, "Name of the password", "door laptop");
+    assert.equal(await (await controlLabelled(page, `Messaging console fair (${ctx.event.id})`)).evaluate((el) => el.checked), true);
+    await fillLabel(page, "Name of the password", "door laptop");
     await click(page, "button", "Create the password");
     await waitForText(page, "The new application password door laptop");
-    ctx.password = await (await byRole(page, "textbox", "Password")).evaluate((el) => el.value);
+    ctx.password = await (await controlLabelled(page, "Password")).evaluate((el) => el.value);
     assert.ok(ctx.password.length >= 16, ctx.password);
     await byRole(page, "button", "Revoke door laptop");
     await noMarkupRendered(page);
@@ -258,7 +262,7 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await kit.service.admin("POST", `/admin/users/${user.id}/application-passwords`, { name: "spare" });
     await page.goto(kit.consoleUrl(`/users/${user.id}`), { waitUntil: "load" });
     await waitForHeading(page, "User short-lived");
-    await fillBox(page, "Name", "Short Lived");
+    await fillLabel(page, "Name", "Short Lived");
     await click(page, "button", "Save");
     await waitForText(page, "Saved.");
     await click(page, "button", "Revoke spare");

@@ -13,7 +13,11 @@ export interface Column<T> {
   numeric?: boolean;
   /** The cell that names the row (`<th scope="row">`). */
   rowHeader?: boolean;
+  /** Long unbroken text (a URL, an email address) may break anywhere rather than widen the table. */
+  wrap?: boolean;
 }
+
+const cellClass = (column: { numeric?: boolean; wrap?: boolean }) => [column.numeric && "number", column.wrap && "wrap"].filter(Boolean).join(" ") || undefined;
 
 export function Table<T>({ caption, columns, rows }: { caption: Child; columns: readonly Column<T>[]; rows: readonly T[] }) {
   return (
@@ -34,11 +38,11 @@ export function Table<T>({ caption, columns, rows }: { caption: Child; columns: 
             <tr>
               {columns.map((column) =>
                 column.rowHeader ? (
-                  <th scope="row" class={column.numeric ? "number" : undefined}>
+                  <th scope="row" class={cellClass(column)}>
                     {column.cell(row)}
                   </th>
                 ) : (
-                  <td class={column.numeric ? "number" : undefined}>{column.cell(row)}</td>
+                  <td class={cellClass(column)}>{column.cell(row)}</td>
                 ),
               )}
             </tr>

@@ -6,8 +6,8 @@ import { commonText } from "../../messages/common";
 import { messagingText } from "../../messages/messaging";
 import { Field, Form } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
-import { ConfirmButton } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { RowActions, Table } from "../../ui/table";
 import { When } from "./shared";
 
 /**
@@ -27,43 +27,29 @@ export function ApplicationPasswords({ userId }: { userId: string }) {
           passwords.length === 0 ? (
             <p>{t.noPasswords}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>{t.applicationPasswords}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.name}</th>
-                    <th scope="col">{t.created}</th>
-                    <th scope="col">{t.lastUsed}</th>
-                    <th scope="col">{c.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {passwords.map((p) => (
-                    <tr>
-                      <td>{p.name || "–"}</td>
-                      <td>
-                        <When at={p.created_at} />
-                      </td>
-                      <td>
-                        <When at={p.last_used_at} />
-                      </td>
-                      <td>
-                        <ConfirmButton
-                          label={format(t.revokeNamed, { name: p.name || p.uuid })}
-                          question={format(t.confirmRevoke, { name: p.name || p.uuid })}
-                          onConfirm={async () => {
-                            await ok(api.DELETE("/ticketing/v1/admin/users/{id}/application-passwords/{uuid}", { params: { path: { id: userId, uuid: p.uuid } } }));
-                            announce(t.revoked);
-                            loaded.reload();
-                          }}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              caption={t.applicationPasswords}
+              rows={passwords}
+              columns={[
+                { label: t.name, cell: (p) => p.name || "–" },
+                { label: t.created, cell: (p) => <When at={p.created_at} /> },
+                { label: t.lastUsed, cell: (p) => <When at={p.last_used_at} /> },
+                {
+                  label: c.actions,
+                  cell: (p) => (
+                    <RowActions
+                      deleteLabel={format(t.revokeNamed, { name: p.name || p.uuid })}
+                      question={format(t.confirmRevoke, { name: p.name || p.uuid })}
+                      onDelete={async () => {
+                        await ok(api.DELETE("/ticketing/v1/admin/users/{id}/application-passwords/{uuid}", { params: { path: { id: userId, uuid: p.uuid } } }));
+                        announce(t.revoked);
+                        loaded.reload();
+                      }}
+                    />
+                  ),
+                },
+              ]}
+            />
           )
         }
       </Show>

@@ -4,9 +4,10 @@ import { format, useText } from "../../i18n";
 import { messagingText } from "../../messages/messaging";
 import { href, navigate } from "../../router";
 import { Show, useLoad } from "../../ui/load";
-import { ConfirmButton, Heading, Pager } from "../../ui/page";
+import { ConfirmButton, Pager } from "../../ui/page";
 import { announce } from "../../ui/status";
-import { BodyText, Details, HeadersText, ShowDetail, slicePage, When } from "./shared";
+import { Table } from "../../ui/table";
+import { BodyText, Details, HeadersText, ShowDetail, slicePage, When, RecordHeading } from "./shared";
 
 const PER_PAGE = 20;
 
@@ -29,39 +30,18 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
           const shown = slicePage(all.items, page, PER_PAGE);
           return (
             <>
-              <div class="table-wrap">
-                <table>
-                  <caption>{t.deliveries}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.deliveryId}</th>
-                      <th scope="col">{t.topic}</th>
-                      <th scope="col">{t.status}</th>
-                      <th scope="col" class="number">
-                        {t.attempts}
-                      </th>
-                      <th scope="col">{t.created}</th>
-                      <th scope="col">{t.responseCode}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.items.map((d) => (
-                      <tr>
-                        <td>
-                          <a href={href("/webhooks", webhookId, "deliveries", d.delivery_id)}>{d.delivery_id}</a>
-                        </td>
-                        <td>{d.topic}</td>
-                        <td>{t[`delivery_${d.status}`]}</td>
-                        <td class="number">{d.attempts}</td>
-                        <td>
-                          <When at={d.created} />
-                        </td>
-                        <td>{d.response ? d.response.code : "–"}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                caption={t.deliveries}
+                rows={shown.items}
+                columns={[
+                  { label: t.deliveryId, cell: (d) => <a href={href("/webhooks", webhookId, "deliveries", d.delivery_id)}>{d.delivery_id}</a> },
+                  { label: t.topic, cell: (d) => d.topic },
+                  { label: t.status, cell: (d) => t[`delivery_${d.status}`] },
+                  { label: t.attempts, numeric: true, cell: (d) => d.attempts },
+                  { label: t.created, cell: (d) => <When at={d.created} /> },
+                  { label: t.responseCode, cell: (d) => (d.response ? d.response.code : "–") },
+                ]}
+              />
               <Pager page={shown.page} pages={shown.pages} onPage={setPage} />
               <p>{format(t.newestDeliveries, { total: all.total })}</p>
             </>
@@ -80,10 +60,7 @@ export function DeliveryPage({ id, deliveryId }: { id: string; deliveryId: strin
     <ShowDetail loaded={loaded} title={format(t.deliveryTitle, { id: deliveryId })}>
       {(d) => (
         <>
-          <Heading title={format(t.deliveryTitle, { id: d.delivery_id })}>{format(t.deliveryTitle, { id: d.delivery_id })}</Heading>
-          <p>
-            <a href={href("/webhooks", id)}>{t.backToWebhook}</a>
-          </p>
+          <RecordHeading title={format(t.deliveryTitle, { id: d.delivery_id })} back={href("/webhooks", id)} backLabel={t.backToWebhook} />
           <Details
             rows={[
               [t.topic, d.topic],

@@ -7,7 +7,8 @@ import { Field, Form, Select } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading, Pager } from "../../ui/page";
 import { announce } from "../../ui/status";
-import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, ShowDetail, slicePage, useFragmentQuery, When } from "./shared";
+import { Table } from "../../ui/table";
+import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, ShowDetail, slicePage, useFragmentQuery, When, RecordHeading } from "./shared";
 
 type LogEntry = Schemas["LogEntry"];
 
@@ -63,39 +64,25 @@ function LogTable({ entries }: { entries: LogEntry[] }) {
   const t = useText(messagingText);
   const c = useText(commonText);
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>{c.logs}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t.id}</th>
-            <th scope="col">{t.created}</th>
-            <th scope="col">{t.logType}</th>
-            <th scope="col">{t.eventId}</th>
-            <th scope="col">{t.orderId}</th>
-            <th scope="col">{t.description}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr>
-              <td>
-                <a href={href("/logs", entry.id)} aria-label={format(t.logLink, { id: entry.id })}>
-                  {entry.id}
-                </a>
-              </td>
-              <td>
-                <When at={entry.created_at} />
-              </td>
-              <td>{entry.log_type}</td>
-              <td>{idOrDash(entry.event_id)}</td>
-              <td>{idOrDash(entry.order_id)}</td>
-              <td class="wrap">{entry.description}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      caption={c.logs}
+      rows={entries}
+      columns={[
+        {
+          label: t.id,
+          cell: (entry) => (
+            <a href={href("/logs", entry.id)} aria-label={format(t.logLink, { id: entry.id })}>
+              {entry.id}
+            </a>
+          ),
+        },
+        { label: t.created, cell: (entry) => <When at={entry.created_at} /> },
+        { label: t.logType, cell: (entry) => entry.log_type },
+        { label: t.eventId, cell: (entry) => idOrDash(entry.event_id) },
+        { label: t.orderId, cell: (entry) => idOrDash(entry.order_id) },
+        { label: t.description, wrap: true, cell: (entry) => entry.description },
+      ]}
+    />
   );
 }
 
@@ -108,10 +95,7 @@ export function LogPage({ id }: { id: string }) {
     <ShowDetail loaded={loaded} title={format(t.logTitle, { id })}>
       {(entry) => (
         <>
-          <Heading title={format(t.logTitle, { id: entry.id })}>{format(t.logTitle, { id: entry.id })}</Heading>
-          <p>
-            <a href={href("/logs")}>{t.backToLogs}</a>
-          </p>
+          <RecordHeading title={format(t.logTitle, { id: entry.id })} back={href("/logs")} backLabel={t.backToLogs} />
           <Details
             rows={[
               [t.logType, entry.log_type],

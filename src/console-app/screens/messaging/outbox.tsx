@@ -6,7 +6,8 @@ import { href } from "../../router";
 import { Field, Form } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { Heading, Pager } from "../../ui/page";
-import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, ShowDetail, useFragmentQuery, When } from "./shared";
+import { Table } from "../../ui/table";
+import { BodyText, Details, idOrDash, navigateWithQuery, pageParam, ShowDetail, useFragmentQuery, When, RecordHeading } from "./shared";
 
 const PER_PAGE = 25;
 
@@ -52,41 +53,26 @@ export function Outbox() {
             <p>{t.noEmails}</p>
           ) : (
             <>
-              <div class="table-wrap">
-                <table>
-                  <caption>{format(t.emailsFound, { total: emails.total })}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.id}</th>
-                      <th scope="col">{t.to}</th>
-                      <th scope="col">{t.subject}</th>
-                      <th scope="col">{t.status}</th>
-                      <th scope="col">{t.eventId}</th>
-                      <th scope="col">{t.orderId}</th>
-                      <th scope="col">{t.created}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {emails.items.map((email) => (
-                      <tr>
-                        <td>
-                          <a href={href("/outbox", email.id)} aria-label={format(t.emailLink, { id: email.id })}>
-                            {email.id}
-                          </a>
-                        </td>
-                        <td class="wrap">{email.to}</td>
-                        <td>{email.subject}</td>
-                        <td>{t[`email_${email.status}`]}</td>
-                        <td>{idOrDash(email.event_id)}</td>
-                        <td>{idOrDash(email.order_id)}</td>
-                        <td>
-                          <When at={email.created_at} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                caption={format(t.emailsFound, { total: emails.total })}
+                rows={emails.items}
+                columns={[
+                  {
+                    label: t.id,
+                    cell: (email) => (
+                      <a href={href("/outbox", email.id)} aria-label={format(t.emailLink, { id: email.id })}>
+                        {email.id}
+                      </a>
+                    ),
+                  },
+                  { label: t.to, wrap: true, cell: (email) => email.to },
+                  { label: t.subject, cell: (email) => email.subject },
+                  { label: t.status, cell: (email) => t[`email_${email.status}`] },
+                  { label: t.eventId, cell: (email) => idOrDash(email.event_id) },
+                  { label: t.orderId, cell: (email) => idOrDash(email.order_id) },
+                  { label: t.created, cell: (email) => <When at={email.created_at} /> },
+                ]}
+              />
               <Pager page={page} pages={emails.pages} onPage={go} />
             </>
           )
@@ -104,10 +90,7 @@ export function EmailPage({ id }: { id: string }) {
     <ShowDetail loaded={loaded} title={format(t.emailTitle, { id })}>
       {(email) => (
         <>
-          <Heading title={format(t.emailTitle, { id: email.id })}>{format(t.emailTitle, { id: email.id })}</Heading>
-          <p>
-            <a href={href("/outbox")}>{t.backToOutbox}</a>
-          </p>
+          <RecordHeading title={format(t.emailTitle, { id: email.id })} back={href("/outbox")} backLabel={t.backToOutbox} />
           <Details
             rows={[
               [t.subject, email.subject],

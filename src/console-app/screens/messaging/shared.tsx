@@ -81,6 +81,18 @@ export function slicePage<T>(items: readonly T[], page: number, size: number): {
   return { items: items.slice((current - 1) * size, current * size), page: current, pages };
 }
 
+/** A loaded record's heading (also the document's title) and the link back to its list. */
+export function RecordHeading({ title, back, backLabel }: { title: string; back: string; backLabel: string }) {
+  return (
+    <>
+      <Heading title={title}>{title}</Heading>
+      <p>
+        <a href={back}>{backLabel}</a>
+      </p>
+    </>
+  );
+}
+
 /**
  * One record's screen: its own heading once loaded; until then, and when the API refuses it (404, an organiser's
  * 403), a heading naming what the address asked for, so the screen still has its one <h1> (docs/console.md).

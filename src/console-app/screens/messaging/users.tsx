@@ -8,8 +8,9 @@ import { Field, Form, type FormValues, Select, useFieldError } from "../../ui/fo
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { Table } from "../../ui/table";
 import { ApplicationPasswords, NewPassword } from "./application-passwords";
-import { Details, ShowDetail, When } from "./shared";
+import { Details, ShowDetail, When, RecordHeading } from "./shared";
 
 type User = Schemas["User"];
 type Role = User["role"];
@@ -38,33 +39,17 @@ export function UserList() {
       <Heading title={c.users}>{c.users}</Heading>
       <Show loaded={loaded}>
         {(users) => (
-          <div class="table-wrap">
-            <table>
-              <caption>{c.users}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t.username}</th>
-                  <th scope="col">{t.name}</th>
-                  <th scope="col">{t.email}</th>
-                  <th scope="col">{t.role}</th>
-                  <th scope="col">{t.authorisedEvents}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.map((user) => (
-                  <tr>
-                    <td>
-                      <a href={href("/users", user.id)}>{user.username}</a>
-                    </td>
-                    <td>{user.name}</td>
-                    <td class="wrap">{user.email}</td>
-                    <td>{t[`role_${user.role}`]}</td>
-                    <td>{user.role === "administrator" ? t.allEvents : user.authorised_events.join(", ") || "–"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            caption={c.users}
+            rows={users}
+            columns={[
+              { label: t.username, cell: (user) => <a href={href("/users", user.id)}>{user.username}</a> },
+              { label: t.name, cell: (user) => user.name },
+              { label: t.email, wrap: true, cell: (user) => user.email },
+              { label: t.role, cell: (user) => t[`role_${user.role}`] },
+              { label: t.authorisedEvents, cell: (user) => (user.role === "administrator" ? t.allEvents : user.authorised_events.join(", ") || "–") },
+            ]}
+          />
         )}
       </Show>
       {created && (
@@ -164,10 +149,7 @@ export function UserPage({ id }: { id: string }) {
     <ShowDetail loaded={loaded} title={format(t.userTitle, { name: id })}>
       {(user) => (
         <>
-          <Heading title={format(t.userTitle, { name: user.username })}>{format(t.userTitle, { name: user.username })}</Heading>
-          <p>
-            <a href={href("/users")}>{t.allUsers}</a>
-          </p>
+          <RecordHeading title={format(t.userTitle, { name: user.username })} back={href("/users")} backLabel={t.allUsers} />
           <Details rows={[[t.created, <When at={user.created} />]]} />
           <h2>{t.changeUser}</h2>
           <Form

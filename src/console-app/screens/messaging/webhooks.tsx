@@ -8,8 +8,9 @@ import { Check, Field, Form, type FormValues, Select } from "../../ui/form";
 import { Problem, Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { Table } from "../../ui/table";
 import { Deliveries } from "./deliveries";
-import { BodyText, Details, HeadersText, ShowDetail, When } from "./shared";
+import { BodyText, Details, HeadersText, ShowDetail, When, RecordHeading } from "./shared";
 
 type Webhook = Schemas["Webhook"];
 type Topic = Webhook["topic"];
@@ -39,43 +40,19 @@ export function WebhookList() {
           hooks.length === 0 ? (
             <p>{c.none}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>{c.webhooks}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.name}</th>
-                    <th scope="col">{t.topic}</th>
-                    <th scope="col">{t.url}</th>
-                    <th scope="col">{t.enabled}</th>
-                    <th scope="col" class="number">
-                      {t.pending}
-                    </th>
-                    <th scope="col" class="number">
-                      {t.delivered}
-                    </th>
-                    <th scope="col" class="number">
-                      {t.failed}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {hooks.map((hook) => (
-                    <tr>
-                      <td>
-                        <a href={href("/webhooks", hook.id)}>{hook.name}</a>
-                      </td>
-                      <td>{hook.topic}</td>
-                      <td class="wrap">{hook.url}</td>
-                      <td>{hook.enabled ? c.yes : c.no}</td>
-                      <td class="number">{hook.pending}</td>
-                      <td class="number">{hook.delivered}</td>
-                      <td class="number">{hook.failed}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              caption={c.webhooks}
+              rows={hooks}
+              columns={[
+                { label: t.name, cell: (hook) => <a href={href("/webhooks", hook.id)}>{hook.name}</a> },
+                { label: t.topic, cell: (hook) => hook.topic },
+                { label: t.url, wrap: true, cell: (hook) => hook.url },
+                { label: t.enabled, cell: (hook) => (hook.enabled ? c.yes : c.no) },
+                { label: t.pending, numeric: true, cell: (hook) => hook.pending },
+                { label: t.delivered, numeric: true, cell: (hook) => hook.delivered },
+                { label: t.failed, numeric: true, cell: (hook) => hook.failed },
+              ]}
+            />
           )
         }
       </Show>
@@ -153,10 +130,7 @@ export function WebhookPage({ id }: { id: string }) {
     <ShowDetail loaded={loaded} title={format(t.webhookTitle, { name: id })}>
       {(hook) => (
         <>
-          <Heading title={format(t.webhookTitle, { name: hook.name })}>{format(t.webhookTitle, { name: hook.name })}</Heading>
-          <p>
-            <a href={href("/webhooks")}>{t.allWebhooks}</a>
-          </p>
+          <RecordHeading title={format(t.webhookTitle, { name: hook.name })} back={href("/webhooks")} backLabel={t.allWebhooks} />
           <Details
             rows={[
               [t.topic, hook.topic],
