@@ -3,7 +3,21 @@
 // ticket types (one created from the keyboard alone) and input fields, and deleting an event.
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
-import { byRole, checkScreen, click, consoleKit, newPage, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import {
+  byRole,
+  checkScreen,
+  click,
+  consoleKit,
+  controlLabelled,
+  errorBeside,
+  fillLabel,
+  newPage,
+  selectLabel,
+  signIn,
+  tabTo,
+  waitForHeading,
+  waitForText,
+} from "./console-kit.mjs";
 
 const kit = consoleKit("console-events");
 const { step } = kit;
@@ -11,59 +25,10 @@ const run = Date.now().toString(36);
 const state = { page: undefined, eventId: 0, eventName: `Console gala ${run}` };
 
 /**
- * The form control whose visible <label> reads `text` exactly. The kit's byLabel goes by accessible name, which a
- * table's column header of the same word ("Name", "Price") also has; a form's label is what a person reads.
+ * A page in a browser context of its own, so the step signs in afresh: a new tab of the same context is already
+ * signed in (the console keeps its session in localStorage beside the cookie, docs/console.md).
  */
-async function labelled(page, text) {
-  await page.waitForFunction((t) => [...document.querySelectorAll("main label")].some((l) => l.textContent === t), {}, text);
-  const handle = await page.evaluateHandle((t) => {
-    const label = [...document.querySelectorAll("main label")].find((l) => l.textContent === t);
-    return document.getElementById(label.htmlFor);
-  }, text);
-  const element = handle.asElement();
-  assert.ok(element, `nothing is labelled ${text}`);
-  return element;
-}
-
-async function fill(page, label, value) {
-  const control = await labelled(page, label);
-  await control.evaluate((el) => {
-    el.value = "";
-  });
-  await control.type(String(value));
-}
-
-async function choose(page, label, optionText) {
-  const select = await labelled(page, label);
-  const value = await select.evaluate((el, text) => [...el.options].find((o) => o.textContent.trim() === text)?.value, optionText);
-  assert.ok(value !== undefined, `${label} has no option ${optionText}`);
-  await select.select(value);
-}
-
-/** The text shown beside the control labelled `label` (its error), once there is one. */
-async function errorBeside(page, label) {
-  const control = await labelled(page, label);
-  await page.waitForFunction((el) => el.getAttribute("aria-invalid") === "true", {}, control);
-  return control.evaluate((el) => {
-    const ids = (el.getAttribute("aria-describedby") ?? "").split(" ");
-    return ids.map((id) => document.getElementById(id)).find((p) => p?.classList.contains("error"))?.textContent ?? "";
-  });
-}
-
-/** Presses Tab until the focus is on the control labelled (or the button reading) `name`: the keyboard alone. */
-async function tabTo(page, name, limit = 80) {
-  for (let i = 0; i < limit; i++) {
-    await page.keyboard.press("Tab");
-    const here = await page.evaluate(() => {
-      const el = document.activeElement;
-      if (!el || el === document.body) return "";
-      if (el.tagName === "BUTTON") return el.textContent.trim();
-      return el.id ? (document.querySelector(`label[for="${CSS.escape(el.id)}"]`)?.textContent ?? "") : "";
-    });
-    if (here === name) return;
-  }
-  assert.fail(`Tab never reached ${name}`);
-}
+const freshPage = async () => newPage(await kit.browser.createBrowserContext());
 
 describe("the console in Chromium: events, their settings, ticket types and input fields", { timeout: 6 * 60_000 }, () => {
   before(
@@ -85,7 +50,7 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await waitForText(page, `Listed ${run}`);
     await kit.shot(page, "console-events-list");
     await checkScreen(page, "the events list");
-    await fill(page, "Search events by name", `listed ${run}`);
+    await fillLabel(page, "Search events by name", `listed ${run}`);
     await click(page, "button", "Search");
     await page.waitForFunction(() => location.hash.includes("search="));
     await waitForText(page, "Events you may manage (1)");
@@ -93,7 +58,7 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     assert.equal(row.length, 1);
     assert.match(row[0], new RegExp(`Tour ${run} \\(one date\\)`));
     assert.match(row[0], /0 \/ 40/);
-    await fill(page, "Search events by name", `nothing-like-this-${run}`);
+    await fillLabel(page, "Search events by name", `nothing-like-this-${run}`);
     await click(page, "button", "Search");
     await waitForText(page, "No event's name contains");
     await checkScreen(page, "the events list, nothing found");
@@ -104,8 +69,8 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await click(page, "link", "New event");
     await waitForHeading(page, "New event");
     await checkScreen(page, "the new event form");
-    await fill(page, "Event name", state.eventName);
-    await fill(page, "Event stock", "250");
+    await fillLabel(page, "Event name", state.eventName);
+    await fillLabel(page, "Event stock", "250");
     await click(page, "button", "Create event");
     await waitForHeading(page, state.eventName);
     await page.waitForFunction(() => /^#\/events\/\d+\/settings$/.test(location.hash));
@@ -119,10 +84,10 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
 
   step("changes settings: only what changed is sent, and it holds", async () => {
     const page = state.page;
-    await fill(page, "Order button label", "Buy now");
-    await choose(page, "Event type", "Select multiple dates: the customer picks one or several dates of the group");
-    await fill(page, "Event group", `Weekend ${run}`);
-    await fill(page, "Body of the order email", "<p>Hello {%NAME%}</p>");
+    await fillLabel(page, "Order button label", "Buy now");
+    await selectLabel(page, "Event type", "Select multiple dates: the customer picks one or several dates of the group");
+    await fillLabel(page, "Event group", `Weekend ${run}`);
+    await fillLabel(page, "Body of the order email", "<p>Hello {%NAME%}</p>");
     await click(page, "button", "Save settings");
     await waitForText(page, "Saved.");
     const event = await kit.service.admin("GET", `/admin/events/${state.eventId}`);
@@ -138,9 +103,9 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
   step("a refused value shows the service's error beside its field and changes nothing", async () => {
     const page = state.page;
     // The browser's maxlength would stop this; the service's rule is what is tested.
-    const name = await labelled(page, "Event name");
+    const name = await controlLabelled(page, "Event name");
     await name.evaluate((el) => el.removeAttribute("maxlength"));
-    await fill(page, "Event name", "x".repeat(60));
+    await fillLabel(page, "Event name", "x".repeat(60));
     await click(page, "button", "Save settings");
     assert.equal(await errorBeside(page, "Event name"), "Must be at most 50 characters");
     assert.equal(await page.evaluate(() => document.activeElement?.className), "error-summary");
@@ -149,10 +114,10 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     assert.equal(event.event_name, state.eventName);
 
     // A nested setting's rule ("email": "subject must not be blank ...") lands beside that nested control.
-    await fill(page, "Event name", state.eventName);
-    const send = await labelled(page, "Send the order email");
+    await fillLabel(page, "Event name", state.eventName);
+    const send = await controlLabelled(page, "Send the order email");
     if (!(await send.evaluate((el) => el.checked))) await send.click();
-    await fill(page, "Subject of the order email", "");
+    await fillLabel(page, "Subject of the order email", "");
     await click(page, "button", "Save settings");
     assert.match(await errorBeside(page, "Subject of the order email"), /must not be blank while emails_needed is on/i);
     await kit.shot(page, "console-events-settings-refused");
@@ -188,9 +153,9 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     const page = state.page;
     await click(page, "button", "Change Regular");
     await waitForText(page, "Save ticket type");
-    await (await labelled(page, "Limit the stock of this type")).click();
-    await fill(page, "Stock", "100");
-    await fill(page, "Price", "15");
+    await (await controlLabelled(page, "Limit the stock of this type")).click();
+    await fillLabel(page, "Stock", "100");
+    await fillLabel(page, "Price", "15");
     await click(page, "button", "Save ticket type");
     await waitForText(page, "Saved.");
     const [type] = await kit.service.admin("GET", `/admin/events/${state.eventId}/ticket-types`);
@@ -198,9 +163,9 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     assert.equal(type.stock_control, true);
     assert.equal(type.stock, 100);
 
-    await fill(page, "Name", "VIP");
-    await fill(page, "Price", "20");
-    await fill(page, "Volume prices", "1: 5");
+    await fillLabel(page, "Name", "VIP");
+    await fillLabel(page, "Price", "20");
+    await fillLabel(page, "Volume prices", "1: 5");
     await click(page, "button", "Create ticket type");
     assert.match(await errorBeside(page, "Volume prices"), /must be a whole number of at least 2/);
     await checkScreen(page, "a ticket type refused");
@@ -211,10 +176,10 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await page.goto(kit.consoleUrl(`/events/${state.eventId}/fields`), { waitUntil: "load" });
     await waitForText(page, "This event has no input fields yet.");
     await checkScreen(page, "the input fields, none yet");
-    await fill(page, "Name", "Company");
-    await choose(page, "Type", "Choice from a list");
-    await fill(page, "Value", "Acme,Globex");
-    await (await labelled(page, "Required")).click();
+    await fillLabel(page, "Name", "Company");
+    await selectLabel(page, "Type", "Choice from a list");
+    await fillLabel(page, "Value", "Acme,Globex");
+    await (await controlLabelled(page, "Required")).click();
     await click(page, "button", "Create input field");
     await byRole(page, "button", "Change Company");
     let [field] = await kit.service.admin("GET", `/admin/events/${state.eventId}/input-fields`);
@@ -223,14 +188,14 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await checkScreen(page, "the input fields with one");
 
     await click(page, "button", "Change Company");
-    await fill(page, "Value", "Acme,Globex,Initech");
+    await fillLabel(page, "Value", "Acme,Globex,Initech");
     await click(page, "button", "Save input field");
     await waitForText(page, "Saved.");
     [field] = await kit.service.admin("GET", `/admin/events/${state.eventId}/input-fields`);
     assert.equal(field.value, "Acme,Globex,Initech");
 
     // The service's rule on a reserved name, beside the name.
-    await fill(page, "Name", "Email");
+    await fillLabel(page, "Name", "Email");
     await click(page, "button", "Create input field");
     assert.match(await errorBeside(page, "Name"), /must not be Order-id, Name, Email/i);
     await checkScreen(page, "an input field refused");
@@ -254,7 +219,7 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await checkScreen(page, "the settings with the delete refused");
     await kit.service.admin("GET", `/admin/events/${doomed.id}`);
 
-    await (await labelled(page, "Also delete its orders and tickets")).click();
+    await (await controlLabelled(page, "Also delete its orders and tickets")).click();
     page.once("dialog", (dialog) => dialog.accept());
     await click(page, "button", "Delete event");
     await waitForHeading(page, "Events");
@@ -262,12 +227,12 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
     await page.close();
   });
 
-  // Last: signing in again replaces the browser's session cookie, which the first page's tab no longer matches.
+  // In a context of its own, so signing in in Dutch leaves the first page's session alone.
   step("speaks Dutch on the new event form and the settings", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { lang: "nl", hash: "/events/new" });
     await waitForHeading(page, "Nieuw evenement");
-    await labelled(page, "Naam van het evenement");
+    await controlLabelled(page, "Naam van het evenement");
     await checkScreen(page, "the new event form in Dutch");
     await page.goto(kit.consoleUrl(`/events/${state.eventId}/settings`, "nl"), { waitUntil: "load" });
     await waitForHeading(page, state.eventName);

@@ -7,11 +7,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
 import { PDFDocument, PageSizes } from "pdf-lib";
-import { byRole, checkScreen, click, consoleKit, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import { byRole, checkScreen, click, consoleKit, controlLabelled, fillLabel, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
 
 const kit = consoleKit("console-files");
 const { step } = kit;
 const files = mkdtempSync(join(tmpdir(), "console-files-"));
+
+/**
+ * A page in a browser context of its own, so the step signs in afresh: a new tab of the same context is already
+ * signed in (the console keeps its session in localStorage beside the cookie, docs/console.md).
+ */
+const freshPage = async () => newPage(await kit.browser.createBrowserContext());
 
 /** A one-page A4 PDF, as an organiser's template would be. */
 async function templatePdf() {
@@ -30,23 +36,6 @@ function csv(name, text) {
 
 const state = {};
 
-async function fillField(page, label, value) {
-  const input = await control(page, label);
-  await input.evaluate((el) => {
-    el.value = "";
-  });
-  await input.type(value);
-}
-
-/**
- * The control labelled `label`, by its <label for>: Chromium names a file input by its button ("Choose File"), and a
- * table's column header may share a field's word ("Title").
- */
-async function control(page, label) {
-  const id = await page.waitForFunction((text) => [...document.querySelectorAll("label")].find((l) => l.textContent.trim() === text)?.htmlFor, {}, label);
-  return page.$(`#${await id.jsonValue()}`);
-}
-
 describe("the console in Chromium: PDF templates and email lists", { timeout: 5 * 60_000 }, () => {
   before(
     async () => {
@@ -60,12 +49,12 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   after(() => kit.end());
 
   step("uploads a PDF template: the list shows it", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/pdf-templates" });
     await waitForHeading(page, "PDF templates");
     await checkScreen(page, "the PDF templates without one");
-    await fillField(page, "Title", "Door ticket");
-    await (await control(page, "PDF file")).uploadFile(await templatePdf());
+    await fillLabel(page, "Title", "Door ticket");
+    await (await controlLabelled(page, "PDF file")).uploadFile(await templatePdf());
     await click(page, "button", "Upload");
     await waitForText(page, "Uploaded. Door ticket");
     await byRole(page, "link", "Door ticket");
@@ -75,11 +64,11 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("a refused upload names the field beside it", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/pdf-templates" });
     await waitForHeading(page, "PDF templates");
-    await fillField(page, "Title", "Not a PDF");
-    await (await control(page, "PDF file")).uploadFile(csv("not-a-pdf.pdf", "hello, this is text"));
+    await fillLabel(page, "Title", "Not a PDF");
+    await (await controlLabelled(page, "PDF file")).uploadFile(csv("not-a-pdf.pdf", "hello, this is text"));
     await click(page, "button", "Upload");
     await page.waitForSelector(".field.has-error input[type=file]");
     assert.equal(await page.evaluate(() => document.activeElement?.className), "error-summary");
@@ -88,7 +77,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("previews the template: a frame of the service's PDF, and a link to open it", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/pdf-templates" });
     await click(page, "link", "Door ticket");
     await waitForHeading(page, "Door ticket");
@@ -109,23 +98,23 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("changes the template's title", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/pdf-templates" });
     await click(page, "link", "Door ticket");
     await waitForHeading(page, "Door ticket");
-    await fillField(page, "Title", "Door ticket 2031");
+    await fillLabel(page, "Title", "Door ticket 2031");
     await click(page, "button", "Save");
     await waitForHeading(page, "Door ticket 2031");
     await page.close();
   });
 
   step("an email list: a bad line is shown by its number, a good file is taken", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: `/events/${state.event.id}/list` });
     await waitForText(page, "This event has no email list yet.");
     await checkScreen(page, "an event without an email list");
 
-    await (await control(page, "CSV file")).uploadFile(csv("bad.csv", "name,email,cap\nAda Lovelace,ada@example.com,2\nBad Row,not-an-address,1\n"));
+    await (await controlLabelled(page, "CSV file")).uploadFile(csv("bad.csv", "name,email,cap\nAda Lovelace,ada@example.com,2\nBad Row,not-an-address,1\n"));
     await click(page, "button", "Upload");
     await waitForText(page, "Refused lines");
     const items = await page.$$eval(".refused-lines li", (lis) => lis.map((li) => li.textContent));
@@ -133,7 +122,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
     await page.waitForSelector(".field.has-error input[type=file]");
     await checkScreen(page, "the email list upload with a refused line");
 
-    await (await control(page, "CSV file")).uploadFile(csv("good.csv", "Ada Lovelace,ada@example.com,2\nGrace Hopper,grace@example.com,0\n"));
+    await (await controlLabelled(page, "CSV file")).uploadFile(csv("good.csv", "Ada Lovelace,ada@example.com,2\nGrace Hopper,grace@example.com,0\n"));
     await click(page, "button", "Upload");
     await waitForText(page, "Uploaded: the list holds 2 addresses.");
     assert.equal(await page.$(".refused-lines"), null);
@@ -143,7 +132,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("lists the email lists, and deletes one after asking", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/email-lists" });
     await waitForHeading(page, "Email lists");
     await byRole(page, "link", "Files test night");
@@ -157,7 +146,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("speaks Dutch on both screens", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/pdf-templates", lang: "nl" });
     await waitForHeading(page, "PDF-sjablonen");
     await byRole(page, "button", "Door ticket 2031 downloaden");
@@ -169,7 +158,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("deletes the template after asking", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/pdf-templates" });
     await click(page, "link", "Door ticket 2031");
     await waitForHeading(page, "Door ticket 2031");

@@ -5,6 +5,7 @@ import { eventsText } from "../../messages/events";
 import { fragmentQuery, href, navigate } from "../../router";
 import { Show, useLoad } from "../../ui/load";
 import { Heading, Pager } from "../../ui/page";
+import { Table } from "../../ui/table";
 
 const PER_PAGE = 20;
 
@@ -59,33 +60,19 @@ export function EventList() {
             <p>{search ? format(t.noneFound, { search }) : t.noEvents}</p>
           ) : (
             <>
-              <div class="table-wrap">
-                <table>
-                  <caption>{format(t.eventsCaption, { total: found.total })}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.name}</th>
-                      <th scope="col">{t.date}</th>
-                      <th scope="col" class="number">
-                        {t.soldStock}
-                      </th>
-                      <th scope="col">{t.group}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {found.items.map((event) => (
-                      <tr>
-                        <th scope="row">
-                          <a href={href("/events", event.id)}>{event.event_name}</a>
-                        </th>
-                        <td>{event.event_date ? event.event_date.slice(0, 16) : "–"}</td>
-                        <td class="number">{`${event.sold} / ${event.stock > 0 ? event.stock : t.unlimited}`}</td>
-                        <td>{event.group_type > 0 ? `${event.event_group} (${t[`groupShort${event.group_type as 1 | 2 | 3}`]})` : "–"}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                caption={format(t.eventsCaption, { total: found.total })}
+                rows={found.items}
+                columns={[
+                  { label: t.name, rowHeader: true, cell: (event) => <a href={href("/events", event.id)}>{event.event_name}</a> },
+                  { label: t.date, cell: (event) => (event.event_date ? event.event_date.slice(0, 16) : "–") },
+                  { label: t.soldStock, numeric: true, cell: (event) => `${event.sold} / ${event.stock > 0 ? event.stock : t.unlimited}` },
+                  {
+                    label: t.group,
+                    cell: (event) => (event.group_type > 0 ? `${event.event_group} (${t[`groupShort${event.group_type as 1 | 2 | 3}`]})` : "–"),
+                  },
+                ]}
+              />
               <Pager page={page} pages={found.pages} onPage={(next) => go({ search, page: next })} />
             </>
           )

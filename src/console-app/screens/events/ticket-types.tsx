@@ -1,13 +1,12 @@
-import { useEffect, useRef, useState } from "hono/jsx/dom";
 import { api, ok, type Schemas } from "../../api";
 import { format, useLang, useText } from "../../i18n";
 import { commonText } from "../../messages/common";
 import { eventsText } from "../../messages/events";
-import { Check, Field, Form, type FormValues, Select } from "../../ui/form";
+import { Check, Field, type FormValues, Select } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
-import { announce } from "../../ui/status";
-import { RowActions, Table } from "../../ui/table";
+import { Table } from "../../ui/table";
 import type { SectionProps } from "../event-page";
+import { ChangeOrDelete, RowForm, useRowEditing } from "./row-editing";
 import { formatAmount, templateOptions, ticketTemplates } from "./shared";
 
 type TicketType = Schemas["TicketType"];
@@ -57,12 +56,8 @@ export function TicketTypes({ event }: SectionProps) {
   const id = String(event.id);
   const loaded = useLoad(() => ok(api.GET("/ticketing/v1/admin/events/{id}/ticket-types", { params: { path: { id } } })), [id]);
   const templates = useLoad(ticketTemplates, []);
-  const [editing, setEditing] = useState<string | undefined>(undefined);
-  const formHeading = useRef<HTMLHeadingElement>(null);
-  const edited = loaded.data?.find((type) => type.id === editing);
-  useEffect(() => {
-    if (editing) formHeading.current?.focus();
-  }, [editing]);
+  const editing = useRowEditing(loaded.data);
+  const { edited } = editing;
 
   return (
     <>
@@ -83,17 +78,11 @@ export function TicketTypes({ event }: SectionProps) {
                 {
                   label: c.actions,
                   cell: (type) => (
-                    <RowActions
-                      changeLabel={format(t.changeNamed, { name: type.name })}
-                      onChange={() => setEditing(type.id)}
-                      deleteLabel={format(t.deleteNamed, { name: type.name })}
-                      question={format(c.confirmDelete, { name: type.name })}
-                      onDelete={async () => {
-                        await ok(api.DELETE("/ticketing/v1/admin/events/{id}/ticket-types/{typeId}", { params: { path: { id, typeId: type.id } } }));
-                        if (editing === type.id) setEditing(undefined);
-                        loaded.reload();
-                        announce(c.deleted);
-                      }}
+                    <ChangeOrDelete
+                      row={type}
+                      editing={editing}
+                      remove={(gone) => ok(api.DELETE("/ticketing/v1/admin/events/{id}/ticket-types/{typeId}", { params: { path: { id, typeId: gone.id } } }))}
+                      reload={loaded.reload}
                     />
                   ),
                 },
@@ -102,25 +91,16 @@ export function TicketTypes({ event }: SectionProps) {
           )
         }
       </Show>
-      <h2 tabIndex={-1} ref={formHeading}>
-        {edited ? format(t.changeNamed, { name: edited.name }) : t.newType}
-      </h2>
-      <Form
-        key={edited?.id ?? "new"}
-        label={edited ? format(t.changeNamed, { name: edited.name }) : t.newType}
-        submitLabel={edited ? t.saveType : t.createType}
-        onSubmit={async (values, form) => {
-          const body = typeBody(values);
-          if (edited) {
-            await ok(api.PUT("/ticketing/v1/admin/events/{id}/ticket-types/{typeId}", { params: { path: { id, typeId: edited.id } }, body }));
-            setEditing(undefined);
-          } else {
-            await ok(api.POST("/ticketing/v1/admin/events/{id}/ticket-types", { params: { path: { id } }, body }));
-            form.reset();
-          }
-          loaded.reload();
-          return edited ? c.saved : c.created;
-        }}
+      <RowForm
+        editing={editing}
+        newTitle={t.newType}
+        createLabel={t.createType}
+        saveLabel={t.saveType}
+        create={(values) => ok(api.POST("/ticketing/v1/admin/events/{id}/ticket-types", { params: { path: { id } }, body: typeBody(values) }))}
+        save={(type, values) =>
+          ok(api.PUT("/ticketing/v1/admin/events/{id}/ticket-types/{typeId}", { params: { path: { id, typeId: type.id } }, body: typeBody(values) }))
+        }
+        reload={loaded.reload}
       >
         <Field name="name" label={t.name} required maxLength={100} value={edited?.name} />
         <Field name="price" type="number" min={0} step="0.01" label={t.price} hint={t.priceHint} required value={edited?.price} />
@@ -140,14 +120,7 @@ export function TicketTypes({ event }: SectionProps) {
         />
         <Field name="personalise" label={t.personalise} hint={t.personaliseHint} maxLength={2000} value={edited?.personalise ?? ""} />
         <Field name="layout" label={t.layout} hint={t.layoutHint} maxLength={2000} value={edited?.layout ?? ""} />
-      </Form>
-      {edited && (
-        <p>
-          <button type="button" onClick={() => setEditing(undefined)}>
-            {t.cancelChange}
-          </button>
-        </p>
-      )}
+      </RowForm>
     </>
   );
 }

@@ -7,6 +7,7 @@ import { href } from "../../router";
 import { Field, Form } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
+import { Table } from "../../ui/table";
 import type { SectionProps } from "../event-page";
 import { multipart } from "./multipart";
 
@@ -38,29 +39,17 @@ export function EmailLists() {
           lists.length === 0 ? (
             <p>{t.noLists}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>{t.listsCaption}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.event}</th>
-                    <th scope="col" class="number">
-                      {t.addresses}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {lists.map((list) => (
-                    <tr>
-                      <td>
-                        <a href={href("/events", list.event_id, "list")}>{names.get(list.event_id) ?? format(t.eventNumber, { id: list.event_id })}</a>
-                      </td>
-                      <td class="number">{list.total}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              caption={t.listsCaption}
+              rows={lists}
+              columns={[
+                {
+                  label: t.event,
+                  cell: (list) => <a href={href("/events", list.event_id, "list")}>{names.get(list.event_id) ?? format(t.eventNumber, { id: list.event_id })}</a>,
+                },
+                { label: t.addresses, numeric: true, cell: (list) => list.total },
+              ]}
+            />
           )
         }
       </Show>

@@ -3,9 +3,10 @@ import { format, useText } from "../../i18n";
 import { commonText } from "../../messages/common";
 import { filesText } from "../../messages/files";
 import { href, navigate } from "../../router";
-import { Field, Form, Select } from "../../ui/form";
+import { Field, Form, type FormValues, Select } from "../../ui/form";
 import { Problem, Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
+import { Table } from "../../ui/table";
 import { useState } from "hono/jsx/dom";
 import { multipart } from "./multipart";
 import { TemplatePreview } from "./template-preview";
@@ -22,6 +23,12 @@ function useTypeOptions() {
     { value: "invoice", label: t.typeInvoice },
   ] as const;
 }
+
+/** A template's type in the console's words (the API's own word for a type the console does not know). */
+const typeLabel = (types: ReturnType<typeof useTypeOptions>, template: PdfTemplate) => types.find((o) => o.value === template.type)?.label ?? template.type;
+
+/** An upload's or a change's multipart fields: the title, the type and the file (a change without one keeps its file). */
+const templateBody = (values: FormValues) => ({ title: values.text("title"), type: values.text("type") as PdfTemplate["type"], file: values.file("file") });
 
 /** A button that downloads the template's PDF with the session's header (api.ts `download`), showing a refusal. */
 function DownloadButton({ template, label }: { template: PdfTemplate; label: string }) {
@@ -61,35 +68,17 @@ export function PdfTemplates() {
           templates.length === 0 ? (
             <p>{t.noTemplates}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>{t.templatesCaption}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.title}</th>
-                    <th scope="col">{t.type}</th>
-                    <th scope="col">{t.owner}</th>
-                    <th scope="col">{t.changed}</th>
-                    <th scope="col">{c.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {templates.map((template) => (
-                    <tr>
-                      <td>
-                        <a href={href("/pdf-templates", template.id)}>{template.title}</a>
-                      </td>
-                      <td>{types.find((o) => o.value === template.type)?.label ?? template.type}</td>
-                      <td>{template.username}</td>
-                      <td>{template.modified}</td>
-                      <td>
-                        <DownloadButton template={template} label={format(t.download, { name: template.title })} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              caption={t.templatesCaption}
+              rows={templates}
+              columns={[
+                { label: t.title, cell: (template) => <a href={href("/pdf-templates", template.id)}>{template.title}</a> },
+                { label: t.type, cell: (template) => typeLabel(types, template) },
+                { label: t.owner, cell: (template) => template.username },
+                { label: t.changed, cell: (template) => template.modified },
+                { label: c.actions, cell: (template) => <DownloadButton template={template} label={format(t.download, { name: template.title })} /> },
+              ]}
+            />
           )
         }
       </Show>
@@ -98,7 +87,7 @@ export function PdfTemplates() {
         label={t.uploadTemplate}
         submitLabel={t.upload}
         onSubmit={async (values, form) => {
-          const body = { title: values.text("title"), type: values.text("type") as PdfTemplate["type"], file: values.file("file") };
+          const body = templateBody(values);
           const created = await ok(api.POST(TEMPLATES, { body, bodySerializer: multipart(body) }));
           form.reset();
           loaded.reload();
@@ -129,7 +118,7 @@ export function PdfTemplateScreen({ id }: { id: string }) {
           </p>
           <dl class="details">
             <dt>{t.type}</dt>
-            <dd>{types.find((o) => o.value === template.type)?.label ?? template.type}</dd>
+            <dd>{typeLabel(types, template)}</dd>
             <dt>{t.owner}</dt>
             <dd>{template.username}</dd>
             <dt>{t.changed}</dt>
@@ -152,7 +141,7 @@ export function PdfTemplateScreen({ id }: { id: string }) {
             label={t.changeTemplate}
             submitLabel={c.save}
             onSubmit={async (values, form) => {
-              const body = { title: values.text("title"), type: values.text("type") as PdfTemplate["type"], file: values.file("file") };
+              const body = templateBody(values);
               await ok(api.PUT(`${TEMPLATES}/{id}`, { params: { path: { id } }, body, bodySerializer: multipart(body) }));
               // Only the file input is emptied: the title and type now show what was saved.
               const file = form.elements.namedItem("file");

@@ -2,6 +2,7 @@ import { api, ok, type Schemas } from "../../api";
 import { format, formatMoney, type Lang, useLang, useText } from "../../i18n";
 import { liveText } from "../../messages/live";
 import { Problem } from "../../ui/load";
+import { Table } from "../../ui/table";
 import type { SectionProps } from "../event-page";
 import { AdmissionsChart, clock } from "./chart";
 import { usePoll } from "./poll";
@@ -67,31 +68,15 @@ function Sales({ live, lang }: { live: Live; lang: Lang }) {
       {sales.ticket_types.length === 0 ? (
         <p>{t.noSales}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption>{t.salesCaption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.ticketType}</th>
-                <th scope="col" class="number">
-                  {t.sold}
-                </th>
-                <th scope="col" class="number">
-                  {t.listAmount}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sales.ticket_types.map((line) => (
-                <tr>
-                  <th scope="row">{line.ticket_type}</th>
-                  <td class="number">{n(line.sold)}</td>
-                  <td class="number">{money(line.amount, currency, lang)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption={t.salesCaption}
+          rows={sales.ticket_types}
+          columns={[
+            { label: t.ticketType, rowHeader: true, cell: (line) => line.ticket_type },
+            { label: t.sold, numeric: true, cell: (line) => n(line.sold) },
+            { label: t.listAmount, numeric: true, cell: (line) => money(line.amount, currency, lang) },
+          ]}
+        />
       )}
     </section>
   );
@@ -117,27 +102,14 @@ function CheckIns({ live, lang }: { live: Live; lang: Lang }) {
       {check_ins.locations.length === 0 ? (
         <p>{t.noCheckIns}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption>{t.checkInsCaption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.location}</th>
-                <th scope="col" class="number">
-                  {t.admitted}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {check_ins.locations.map((line) => (
-                <tr>
-                  <th scope="row">{line.location === "" ? t.noLocation : line.location}</th>
-                  <td class="number">{n(line.admitted)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption={t.checkInsCaption}
+          rows={check_ins.locations}
+          columns={[
+            { label: t.location, rowHeader: true, cell: (line) => (line.location === "" ? t.noLocation : line.location) },
+            { label: t.admitted, numeric: true, cell: (line) => n(line.admitted) },
+          ]}
+        />
       )}
     </section>
   );
@@ -151,27 +123,14 @@ function Admissions({ live, lang }: { live: Live; lang: Lang }) {
       <AdmissionsChart buckets={live.admissions} />
       <details>
         <summary>{t.showAsTable}</summary>
-        <div class="table-wrap">
-          <table>
-            <caption>{t.perFiveMinutes}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.fiveMinutesFrom}</th>
-                <th scope="col" class="number">
-                  {t.admitted}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {live.admissions.map((b) => (
-                <tr>
-                  <th scope="row">{clock(b.start)}</th>
-                  <td class="number">{b.admitted.toLocaleString(lang)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption={t.perFiveMinutes}
+          rows={live.admissions}
+          columns={[
+            { label: t.fiveMinutesFrom, rowHeader: true, cell: (b) => clock(b.start) },
+            { label: t.admitted, numeric: true, cell: (b) => b.admitted.toLocaleString(lang) },
+          ]}
+        />
       </details>
     </section>
   );
