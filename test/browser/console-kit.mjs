@@ -113,9 +113,17 @@ export async function waitForText(page, text) {
   await page.waitForFunction((t) => document.body.textContent.includes(t), { timeout: STEP_MS }, text);
 }
 
-/** Opens the console and signs in as the service's administrator (or `username`/`password`). */
+/**
+ * Opens the console and signs in as the service's administrator (or `username`/`password`). The console keeps its
+ * session for the whole browser (src/console-app/session.ts), so a page of a browser signed in before starts signed
+ * in: what it kept is dropped first, and every signIn starts from the form.
+ */
 export async function signIn(page, kit, { username = kit.service.username, password = kit.service.password, lang = "en", hash = "" } = {}) {
   await page.goto(kit.consoleUrl(hash, lang), { waitUntil: "load" });
+  if (await page.evaluate(() => localStorage.length > 0)) {
+    await page.evaluate(() => localStorage.clear());
+    await page.reload({ waitUntil: "load" });
+  }
   await fillLabel(page, labelsOf(lang).username, username);
   await fillLabel(page, labelsOf(lang).password, password);
   await click(page, "button", labelsOf(lang).signIn);
