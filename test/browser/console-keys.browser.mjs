@@ -2,29 +2,19 @@
 // decisions.md 15 "The organiser console") in a real headless Chromium, every screen checked by axe-core.
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
-import { byLabel, byRole, checkScreen, click, consoleKit, fillLabel, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import { byLabel, checkScreen, click, consoleKit, fillLabel, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
 
 const kit = consoleKit("console-keys");
 const { step } = kit;
 const ctx = {};
 
 /**
- * The table's column headers carry the same names as the form's fields ("Location", "Level"): these find the
- * control itself, by its role as well as its label.
+ * A page in a browser context of its own: the console keeps its session in localStorage, which every page of one
+ * context shares (src/console-app/session.ts), so a second page of the same context would already be signed in and
+ * `signIn` would find no sign-in form.
  */
-async function fillBox(page, label, value) {
-  const input = await byRole(page, "textbox", label);
-  await input.evaluate((el) => {
-    el.value = "";
-  });
-  await input.type(value);
-}
-
-async function selectBox(page, label, optionText) {
-  const select = await byRole(page, "combobox", label);
-  const value = await select.evaluate((el, text) => [...el.options].find((o) => o.textContent.trim() === text)?.value, optionText);
-  assert.ok(value !== undefined, `${label} has no option ${optionText}`);
-  await select.select(value);
+async function freshPage() {
+  return newPage(await kit.browser.createBrowserContext());
 }
 
 /** Waits until the QR code of the key for `location` is shown, loaded: the image the service drew, not a broken one. */
@@ -49,13 +39,13 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   after(() => kit.end());
 
   step("creates a scan key in the event's keys section and shows its QR code", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: `/events/${ctx.eventId}/keys` });
     await waitForHeading(page, "Keys test festival");
     await byLabel(page, "Location");
     await checkScreen(page, "the scan keys without keys");
-    await fillBox(page, "Location", "North gate");
-    await selectBox(page, "Level", "1 · Checkpoint: needs an entrance scan first; once per location.");
+    await fillLabel(page, "Location", "North gate");
+    await selectLabel(page, "Level", "1 · Checkpoint: needs an entrance scan first; once per location.");
     await click(page, "checkbox", "VIP");
     await click(page, "button", "Create scan key");
     await waitForQr(page, "North gate");
@@ -67,18 +57,18 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
     await kit.shot(page, "console-keys-section");
 
     // A date format the service refuses: its text beside that field; then a good one.
-    await fillBox(page, "Location", "South gate");
-    await fillBox(page, "Date format", "Y-m-d %Q");
+    await fillLabel(page, "Location", "South gate");
+    await fillLabel(page, "Date format", "Y-m-d %Q");
     await click(page, "button", "Create scan key");
     const error = await page.waitForSelector(".field.has-error .error");
     assert.equal(await page.evaluate(() => document.querySelector(".field.has-error input")?.getAttribute("name")), "date_format");
     assert.ok((await error.evaluate((el) => el.textContent)).length > 0);
     await checkScreen(page, "the new key's form with the service's error");
-    await fillBox(page, "Date format", "d-m-Y H:i");
+    await fillLabel(page, "Date format", "d-m-Y H:i");
     await click(page, "button", "Create scan key");
     await waitForQr(page, "South gate");
     // A second key at the same location: the service's conflict, beside the location.
-    await fillBox(page, "Location", "South gate");
+    await fillLabel(page, "Location", "South gate");
     await click(page, "button", "Create scan key");
     await waitForText(page, "This event already has a scan key for this location.");
     assert.equal(await page.evaluate(() => document.querySelector(".field.has-error input")?.getAttribute("name")), "location");
@@ -86,7 +76,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
     // A change: the level of the north gate.
     await click(page, "button", "Edit scan key North gate");
     await waitForText(page, "Change the scan key for North gate");
-    await selectBox(page, "Level", "0 · Entrance: admits a ticket once.");
+    await selectLabel(page, "Level", "0 · Entrance: admits a ticket once.");
     await checkScreen(page, "a key being changed");
     await click(page, "button", "Save scan key");
     await page.waitForFunction(() => document.querySelector("tbody tr td")?.textContent === "0 · Entrance");
@@ -94,7 +84,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   });
 
   step("the printable sheet lists each location with one QR code per key, and prints without the menu", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: `/events/${ctx.eventId}/keys` });
     await click(page, "link", "Printable sheet of the QR codes");
     await waitForHeading(page, "Scan keys of Keys test festival");
@@ -124,7 +114,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   });
 
   step("a coupon with a refused value shows the error beside its field; a good one is created and listed", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/coupons" });
     await waitForHeading(page, "Coupons");
     await checkScreen(page, "the coupons");
@@ -155,7 +145,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   });
 
   step("a coupon is changed, its counters reset and it is deleted, each asking first where it cannot be undone", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     const questions = [];
     page.on("dialog", (dialog) => {
       questions.push(dialog.message());

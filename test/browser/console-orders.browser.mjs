@@ -7,36 +7,20 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { byLabel, byRole, checkScreen, click, consoleKit, fillLabel, newPage, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import { byLabel, checkScreen, click, consoleKit, eventually, fillLabel, newPage, paidOrder, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
 
 const kit = consoleKit("console-orders");
 const { step } = kit;
 const ctx = {};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Types into the text box named `name`: on an order's page the details list names its terms the same ("Email"), so
- * the control is found by its role as well as its label.
+ * A page in a browser context of its own: the console keeps its session in localStorage, which every page of one
+ * context shares (src/console-app/session.ts), so a second page of the same context would already be signed in and
+ * `signIn` would find no sign-in form.
  */
-async function fillTextbox(page, name, value) {
-  const input = await byRole(page, "textbox", name);
-  await input.evaluate((el) => {
-    el.value = "";
-  });
-  await input.type(String(value));
+async function freshPage() {
+  return newPage(await kit.browser.createBrowserContext());
 }
-
-/** Waits until `check()` holds (an API state the queue reaches a moment after the answer). */
-async function eventually(label, check, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${label} did not happen within ${ms / 1000} s`);
-    await sleep(500);
-  }
-}
-
 describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   before(
     async () => {
@@ -49,20 +33,11 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
       const off = await service.admin("POST", "/admin/events", { event_name: "Orders console no dashboard" });
       await service.admin("POST", `/admin/events/${off.id}/ticket-types`, { name: "Entry", price: 5, maximum_to_order: 0 });
       // A customer's order, paid through the test provider's checkout (decisions.md 5.3).
-      const res = await fetch(`${service.url}/events/${on.id}/orders`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-EVT-API-KEY": service.apiKey },
-        body: JSON.stringify({ name: "Grace Hopper", email: "grace@example.com", tickets: [{ [standing.id]: 2 }, { [seated.id]: 0 }] }),
+      const paid = await paidOrder(service, service.apiKey, on.id, {
+        name: "Grace Hopper",
+        email: "grace@example.com",
+        tickets: [{ [standing.id]: 2 }, { [seated.id]: 0 }],
       });
-      const paid = await res.json();
-      assert.equal(res.status, 201, JSON.stringify(paid));
-      const pay = await fetch(paid.payment.checkout_url, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: "action=pay",
-        redirect: "manual",
-      });
-      assert.equal(pay.status, 303);
       Object.assign(ctx, { on, off, standing, seated, paid });
       kit.failed = false;
     },
@@ -71,7 +46,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   after(() => kit.end());
 
   step("a dashboard order on an event without them: the API's refusal is shown, nothing is ordered", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/orders/new" });
     await waitForHeading(page, "New dashboard order");
     await checkScreen(page, "the new order's event choice");
@@ -91,7 +66,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("a dashboard order through the form: the order's page with its ticket", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: `/events/${ctx.on.id}/orders` });
     await click(page, "link", "New dashboard order for this event");
     await waitForText(page, "Order for Orders console concert");
@@ -121,17 +96,17 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("an order's contact: the API's refusal beside its field, then saved; its tickets deleted and issued again; the order deleted", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     page.on("dialog", (dialog) => dialog.accept());
     await signIn(page, kit, { hash: `/orders/${ctx.dashboard}` });
     await waitForHeading(page, `Order ${ctx.dashboard}`);
     // The browser's own check lets `ada@localhost` through; the service's does not, and says so beside the field.
-    await fillTextbox(page, "Email", "ada@localhost");
+    await fillLabel(page, "Email", "ada@localhost");
     await click(page, "button", "Save contact and status");
     await page.waitForSelector("form .field.has-error input[name=email][aria-invalid=true]");
     await checkScreen(page, "the contact form with the API's refusal beside its field");
-    await fillTextbox(page, "Email", "ada@example.org");
-    await fillTextbox(page, "Custom status", "VIP");
+    await fillLabel(page, "Email", "ada@example.org");
+    await fillLabel(page, "Custom status", "VIP");
     await click(page, "button", "Save contact and status");
     await waitForText(page, "Saved.");
     const changed = await kit.service.admin("GET", `/admin/orders/${ctx.dashboard}`);
@@ -156,7 +131,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("in Dutch: an order's page", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { lang: "nl", hash: `/orders/${ctx.paid.id}` });
     await waitForHeading(page, `Bestelling ${ctx.paid.id}`);
     await waitForText(page, "Bestelmail opnieuw sturen");
@@ -165,7 +140,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("searching orders by email keeps the search in the address and links to the order", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     await signIn(page, kit, { hash: "/orders" });
     await waitForHeading(page, "Orders");
     await fillLabel(page, "Email contains", "grace@");
@@ -178,7 +153,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("a paid order: refunded after a confirmation, and its email sent again", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     page.on("dialog", (dialog) => dialog.accept());
     await signIn(page, kit, { hash: `/orders/${ctx.paid.id}` });
     await waitForHeading(page, `Order ${ctx.paid.id}`);
@@ -201,10 +176,10 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("the event's exports: the orders CSV is fetched with the session's header and saved", async () => {
-    const page = await newPage(kit.browser);
+    const page = await freshPage();
     const dir = mkdtempSync(join(tmpdir(), "ticketing-console-downloads-"));
     const cdp = await kit.browser.target().createCDPSession();
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, browserContextId: page.browserContext().id });
     await signIn(page, kit, { hash: `/events/${ctx.on.id}/exports` });
     await waitForText(page, "One row per order");
     await checkScreen(page, "the event's exports");

@@ -187,7 +187,7 @@ export interface FieldProps {
  * What every control of a form shares: an id unique on the page, the service's error for its name, and the
  * `aria-describedby` that ties its hint and that error to it for assistive technology.
  */
-function useControl(name: string, hint: string | undefined) {
+export function useControl(name: string, hint: string | undefined) {
   const id = `${fieldId(name)}-${useId().replace(/[^\w-]/g, "")}`;
   const error = useFieldError(name);
   const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
@@ -195,7 +195,7 @@ function useControl(name: string, hint: string | undefined) {
 }
 
 /** A control's hint and the service's error for it, under the control. */
-function Notes({ id, hint, error }: { id: string; hint: string | undefined; error: string | undefined }) {
+export function Notes({ id, hint, error }: { id: string; hint: string | undefined; error: string | undefined }) {
   return (
     <>
       {hint && (

@@ -7,6 +7,7 @@ import { Check, Field, Form, type FormValues, Select } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading, Pager } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { Table } from "../../ui/table";
 import { CheckList } from "./check-list";
 import { conflictOn } from "./conflict";
 
@@ -85,41 +86,33 @@ export function CouponList() {
             <p>{t.noCoupons}</p>
           ) : (
             <>
-              <div class="table-wrap">
-                <table>
-                  <caption>{t.couponList}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.code}</th>
-                      <th scope="col">{t.discount}</th>
-                      <th scope="col">{t.events}</th>
-                      <th scope="col">{t.used}</th>
-                      <th scope="col">{t.valid}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {coupons.items.map((k) => (
-                      <tr>
-                        <th scope="row">
-                          <a href={href("/coupons", k.id)} aria-label={format(t.editCoupon, { code: k.code })}>
-                            {k.code}
-                          </a>
-                        </th>
-                        <td>{discountText(k, lang, t)}</td>
-                        <td>
-                          {k.events === ""
-                            ? t.allEvents
-                            : eventIds(k)
-                                .map((id) => names.get(id) ?? `#${id}`)
-                                .join(", ")}
-                        </td>
-                        <td class="number">{format(k.usage_limit > 0 ? t.usedOf : t.usedUnlimited, { used: k.used, limit: k.usage_limit })}</td>
-                        <td>{validText(k, t)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                caption={t.couponList}
+                rows={coupons.items}
+                columns={[
+                  {
+                    label: t.code,
+                    rowHeader: true,
+                    cell: (k) => (
+                      <a href={href("/coupons", k.id)} aria-label={format(t.editCoupon, { code: k.code })}>
+                        {k.code}
+                      </a>
+                    ),
+                  },
+                  { label: t.discount, cell: (k) => discountText(k, lang, t) },
+                  {
+                    label: t.events,
+                    cell: (k) =>
+                      k.events === ""
+                        ? t.allEvents
+                        : eventIds(k)
+                            .map((id) => names.get(id) ?? `#${id}`)
+                            .join(", "),
+                  },
+                  { label: t.used, numeric: true, cell: (k) => usedText(k, t) },
+                  { label: t.valid, cell: (k) => validText(k, t) },
+                ]}
+              />
               <Pager page={page} pages={coupons.pages} onPage={(p) => navigate(`#/coupons?page=${p}`)} />
             </>
           )
@@ -128,6 +121,9 @@ export function CouponList() {
     </>
   );
 }
+
+/** "3 of 10" or "3 (no limit)": the coupon's uses against its limit (0: none), on the list and the coupon's page alike. */
+const usedText = (k: Coupon, t: (typeof keysText)["en"]) => format(k.usage_limit > 0 ? t.usedOf : t.usedUnlimited, { used: k.used, limit: k.usage_limit });
 
 function validText(k: Coupon, t: (typeof keysText)["en"]): string {
   const parts = [k.start_date && format(t.from, { date: k.start_date.slice(0, 16) }), k.end_date && format(t.until, { date: k.end_date.slice(0, 16) })].filter(Boolean);
@@ -183,7 +179,7 @@ export function CouponPage({ id }: { id: string }) {
             </p>
             <dl class="details">
               <dt>{t.used}</dt>
-              <dd>{format(coupon.usage_limit > 0 ? t.usedOf : t.usedUnlimited, { used: coupon.used, limit: coupon.usage_limit })}</dd>
+              <dd>{usedText(coupon, t)}</dd>
               <dt>{t.lastUsed}</dt>
               <dd>{coupon.last_used === "" ? t.never : coupon.last_used.slice(0, 16)}</dd>
             </dl>

@@ -8,6 +8,7 @@ import { Field, Form, type FormValues, Select } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { Table } from "../../ui/table";
 import type { SectionProps } from "../event-page";
 import { CheckList } from "./check-list";
 import { conflictOn } from "./conflict";
@@ -71,53 +72,38 @@ export function ScanKeys({ event }: SectionProps) {
               {keys.length === 0 ? (
                 <p>{t.noKeys}</p>
               ) : (
-                <div class="table-wrap">
-                  <table>
-                    <caption>{t.keysOfEvent}</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">{t.location}</th>
-                        <th scope="col">{t.level}</th>
-                        <th scope="col">{t.ticketTypes}</th>
-                        <th scope="col">{t.dateFormat}</th>
-                        <th scope="col">{t.qrCode}</th>
-                        <th scope="col">{c.actions}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {keys.map((k) => (
-                        <tr>
-                          <th scope="row">{k.location}</th>
-                          <td>{levelName(t, k.level)}</td>
-                          <td>{k.tickets === "" ? t.allTypes : k.tickets.split(",").join(", ")}</td>
-                          <td>
-                            <code>{k.date_format}</code>
-                          </td>
-                          <td>
-                            <QrImage eventId={event.id} scanKey={k.key} alt={format(t.qrAlt, { location: k.location })} />
-                          </td>
-                          <td>
-                            <div class="actions">
-                              <button type="button" aria-label={format(t.editKey, { location: k.location })} onClick={() => setEditing(k.key)}>
-                                {c.edit}
-                              </button>
-                              <ConfirmButton
-                                label={format(t.deleteKey, { location: k.location })}
-                                question={format(c.confirmDelete, { name: k.location })}
-                                onConfirm={async () => {
-                                  await ok(api.DELETE("/ticketing/v1/admin/events/{id}/scan-keys/{key}", { params: { path: { id: eventId, key: k.key } } }));
-                                  if (editing === k.key) setEditing(undefined);
-                                  announce(c.deleted);
-                                  loaded.reload();
-                                }}
-                              />
-                            </div>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table
+                  caption={t.keysOfEvent}
+                  rows={keys}
+                  columns={[
+                    { label: t.location, rowHeader: true, cell: (k) => k.location },
+                    { label: t.level, cell: (k) => levelName(t, k.level) },
+                    { label: t.ticketTypes, cell: (k) => (k.tickets === "" ? t.allTypes : k.tickets.split(",").join(", ")) },
+                    { label: t.dateFormat, cell: (k) => <code>{k.date_format}</code> },
+                    { label: t.qrCode, cell: (k) => <QrImage eventId={event.id} scanKey={k.key} alt={format(t.qrAlt, { location: k.location })} /> },
+                    {
+                      label: c.actions,
+                      // Not RowActions: the button reads "Edit" and its accessible name names the key.
+                      cell: (k) => (
+                        <div class="actions">
+                          <button type="button" aria-label={format(t.editKey, { location: k.location })} onClick={() => setEditing(k.key)}>
+                            {c.edit}
+                          </button>
+                          <ConfirmButton
+                            label={format(t.deleteKey, { location: k.location })}
+                            question={format(c.confirmDelete, { name: k.location })}
+                            onConfirm={async () => {
+                              await ok(api.DELETE("/ticketing/v1/admin/events/{id}/scan-keys/{key}", { params: { path: { id: eventId, key: k.key } } }));
+                              if (editing === k.key) setEditing(undefined);
+                              announce(c.deleted);
+                              loaded.reload();
+                            }}
+                          />
+                        </div>
+                      ),
+                    },
+                  ]}
+                />
               )}
               {current ? (
                 <EditKey

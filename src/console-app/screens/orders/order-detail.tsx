@@ -7,6 +7,7 @@ import { Field, Form, type FormValues } from "../../ui/form";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { Table } from "../../ui/table";
 import { ActionButton } from "./action-button";
 import { OrderLog } from "./order-log";
 import { amountOf, type Order, useStatusLabel } from "./order-table";
@@ -73,37 +74,16 @@ function OrderFacts({ order }: { order: Order }) {
         <dt>{t.discount}</dt>
         <dd>{money(order.discount)}</dd>
       </dl>
-      <div class="table-wrap">
-        <table>
-          <caption>{t.linesCaption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t.ticketType}</th>
-              <th scope="col" class="number">
-                {t.count}
-              </th>
-              <th scope="col" class="number">
-                {t.price}
-              </th>
-              <th scope="col" class="number">
-                {t.vat}
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {order.input_fields.tickets
-              .filter((line) => line.number > 0)
-              .map((line) => (
-                <tr>
-                  <td>{line.name}</td>
-                  <td class="number">{line.number}</td>
-                  <td class="number">{money(line.price)}</td>
-                  <td class="number">{`${line.vat}%`}</td>
-                </tr>
-              ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        caption={t.linesCaption}
+        rows={order.input_fields.tickets.filter((line) => line.number > 0)}
+        columns={[
+          { label: t.ticketType, cell: (line) => line.name },
+          { label: t.count, numeric: true, cell: (line) => line.number },
+          { label: t.price, numeric: true, cell: (line) => money(line.price) },
+          { label: t.vat, numeric: true, cell: (line) => `${line.vat}%` },
+        ]}
+      />
       {order.input_fields.fields.length > 0 && (
         <>
           <h3>{t.fieldsLegend}</h3>

@@ -4,6 +4,7 @@ import { ordersText } from "../../messages/orders";
 import { href } from "../../router";
 import { Show, useLoad } from "../../ui/load";
 import { Pager } from "../../ui/page";
+import { Table } from "../../ui/table";
 
 export type Order = Schemas["Order"];
 
@@ -66,42 +67,27 @@ export function OrderTable({ query, caption, onPage }: { query: OrderQuery; capt
         ) : (
           <>
             <p>{format(t.found, { total: found.total })}</p>
-            <div class="table-wrap">
-              <table>
-                <caption>{caption}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.order}</th>
-                    <th scope="col">{t.name}</th>
-                    <th scope="col">{t.email}</th>
-                    <th scope="col">{t.event}</th>
-                    <th scope="col">{t.status}</th>
-                    <th scope="col" class="number">
-                      {t.total}
-                    </th>
-                    <th scope="col">{t.created}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {found.items.map((o) => (
-                    <tr>
-                      <td>
-                        <a href={href("/orders", o.id)}>{`#${o.id}`}</a>
-                      </td>
-                      <td>{o.name}</td>
-                      <td>{o.email}</td>
-                      <td>{found.eventNames.get(o.event_id) ?? `#${o.event_id}`}</td>
-                      <td>
-                        {statusLabel(o.payment_status)}
-                        {o.custom_status && ` · ${o.custom_status}`}
-                      </td>
-                      <td class="number">{formatMoney(amountOf(o.total), o.currency, lang)}</td>
-                      <td>{o.created_at}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              caption={caption}
+              rows={found.items}
+              columns={[
+                { label: t.order, cell: (o) => <a href={href("/orders", o.id)}>{`#${o.id}`}</a> },
+                { label: t.name, cell: (o) => o.name },
+                { label: t.email, cell: (o) => o.email },
+                { label: t.event, cell: (o) => found.eventNames.get(o.event_id) ?? `#${o.event_id}` },
+                {
+                  label: t.status,
+                  cell: (o) => (
+                    <>
+                      {statusLabel(o.payment_status)}
+                      {o.custom_status && ` · ${o.custom_status}`}
+                    </>
+                  ),
+                },
+                { label: t.total, numeric: true, cell: (o) => formatMoney(amountOf(o.total), o.currency, lang) },
+                { label: t.created, cell: (o) => o.created_at },
+              ]}
+            />
             <Pager page={query.page} pages={found.pages} onPage={onPage} />
           </>
         )

@@ -5,6 +5,7 @@ import { ordersText } from "../../messages/orders";
 import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton } from "../../ui/page";
 import { announce } from "../../ui/status";
+import { Table } from "../../ui/table";
 import { ActionButton } from "./action-button";
 
 /**
@@ -39,35 +40,22 @@ export function OrderTickets({ orderId }: { orderId: number }) {
               {found.tickets.length === 0 ? (
                 <p>{t.noTickets}</p>
               ) : (
-                <div class="table-wrap">
-                  <table>
-                    <caption>{t.ticketsTitle}</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">{t.ticketId}</th>
-                        <th scope="col">{t.ticketType}</th>
-                        <th scope="col">{t.event}</th>
-                        <th scope="col">{t.scans}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {found.tickets.map((ticket) => (
-                        <tr>
-                          <td>
-                            <code>{ticket.ticket_id}</code>
-                          </td>
-                          <td>{ticket.ticket_type}</td>
-                          <td>{ticket.event_name}</td>
-                          <td>
-                            {ticket.scans.length === 0
-                              ? t.notScanned
-                              : ticket.scans.map((s) => format(t.scanLine, { date: s.date, location: s.location, level: s.level })).join("; ")}
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table
+                  caption={t.ticketsTitle}
+                  rows={found.tickets}
+                  columns={[
+                    { label: t.ticketId, cell: (ticket) => <code>{ticket.ticket_id}</code> },
+                    { label: t.ticketType, cell: (ticket) => ticket.ticket_type },
+                    { label: t.event, cell: (ticket) => ticket.event_name },
+                    {
+                      label: t.scans,
+                      cell: (ticket) =>
+                        ticket.scans.length === 0
+                          ? t.notScanned
+                          : ticket.scans.map((s) => format(t.scanLine, { date: s.date, location: s.location, level: s.level })).join("; "),
+                    },
+                  ]}
+                />
               )}
               {download && found.tickets.length > 0 && (
                 <p>
