@@ -28,8 +28,6 @@ const state = { page: undefined, eventId: 0, eventName: `Console gala ${run}` };
  * A page in a browser context of its own, so the step signs in afresh: a new tab of the same context is already
  * signed in (the console keeps its session in localStorage beside the cookie, docs/console.md).
  */
-const freshPage = async () => newPage(await kit.browser.createBrowserContext());
-
 describe("the console in Chromium: events, their settings, ticket types and input fields", { timeout: 6 * 60_000 }, () => {
   before(
     async () => {
@@ -229,7 +227,7 @@ describe("the console in Chromium: events, their settings, ticket types and inpu
 
   // In a context of its own, so signing in in Dutch leaves the first page's session alone.
   step("speaks Dutch on the new event form and the settings", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { lang: "nl", hash: "/events/new" });
     await waitForHeading(page, "Nieuw evenement");
     await controlLabelled(page, "Naam van het evenement");

@@ -17,8 +17,6 @@ const files = mkdtempSync(join(tmpdir(), "console-files-"));
  * A page in a browser context of its own, so the step signs in afresh: a new tab of the same context is already
  * signed in (the console keeps its session in localStorage beside the cookie, docs/console.md).
  */
-const freshPage = async () => newPage(await kit.browser.createBrowserContext());
-
 /** A one-page A4 PDF, as an organiser's template would be. */
 async function templatePdf() {
   const doc = await PDFDocument.create();
@@ -49,7 +47,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   after(() => kit.end());
 
   step("uploads a PDF template: the list shows it", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates" });
     await waitForHeading(page, "PDF templates");
     await checkScreen(page, "the PDF templates without one");
@@ -64,7 +62,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("a refused upload names the field beside it", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates" });
     await waitForHeading(page, "PDF templates");
     await fillLabel(page, "Title", "Not a PDF");
@@ -77,7 +75,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("previews the template: a frame of the service's PDF, and a link to open it", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates" });
     await click(page, "link", "Door ticket");
     await waitForHeading(page, "Door ticket");
@@ -98,7 +96,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("changes the template's title", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates" });
     await click(page, "link", "Door ticket");
     await waitForHeading(page, "Door ticket");
@@ -109,7 +107,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("an email list: a bad line is shown by its number, a good file is taken", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: `/events/${state.event.id}/list` });
     await waitForText(page, "This event has no email list yet.");
     await checkScreen(page, "an event without an email list");
@@ -132,7 +130,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("lists the email lists, and deletes one after asking", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/email-lists" });
     await waitForHeading(page, "Email lists");
     await byRole(page, "link", "Files test night");
@@ -146,7 +144,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("speaks Dutch on both screens", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates", lang: "nl" });
     await waitForHeading(page, "PDF-sjablonen");
     await byRole(page, "button", "Door ticket 2031 downloaden");
@@ -158,7 +156,7 @@ describe("the console in Chromium: PDF templates and email lists", { timeout: 5 
   });
 
   step("deletes the template after asking", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/pdf-templates" });
     await click(page, "link", "Door ticket 2031");
     await waitForHeading(page, "Door ticket 2031");

@@ -16,6 +16,7 @@ import {
   checkScreen,
   click,
   consoleKit,
+  downloadsTo,
   controlLabelled,
   eventually,
   fillLabel,
@@ -171,8 +172,7 @@ describe("the console in Chromium: an organiser's evening, through the screens",
   step("exports the orders CSV", async () => {
     const page = ctx.page;
     const dir = mkdtempSync(join(tmpdir(), "ticketing-console-flow-downloads-"));
-    const cdp = await kit.browser.target().createCDPSession();
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
+    await downloadsTo(page, dir);
     await page.goto(kit.consoleUrl(`/events/${ctx.eventId}/exports`), { waitUntil: "load" });
     await waitForText(page, "One row per order");
     const answered = page.waitForResponse((r) => r.url().endsWith(`/admin/events/${ctx.eventId}/exports/orders.csv`));

@@ -13,10 +13,6 @@ const ctx = {};
  * context shares (src/console-app/session.ts), so a second page of the same context would already be signed in and
  * `signIn` would find no sign-in form.
  */
-async function freshPage() {
-  return newPage(await kit.browser.createBrowserContext());
-}
-
 /** Waits until the QR code of the key for `location` is shown, loaded: the image the service drew, not a broken one. */
 async function waitForQr(page, location) {
   const alt = `QR code of the scan key for ${location}`;
@@ -39,7 +35,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   after(() => kit.end());
 
   step("creates a scan key in the event's keys section and shows its QR code", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: `/events/${ctx.eventId}/keys` });
     await waitForHeading(page, "Keys test festival");
     await byLabel(page, "Location");
@@ -84,7 +80,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   });
 
   step("the printable sheet lists each location with one QR code per key, and prints without the menu", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: `/events/${ctx.eventId}/keys` });
     await click(page, "link", "Printable sheet of the QR codes");
     await waitForHeading(page, "Scan keys of Keys test festival");
@@ -114,7 +110,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   });
 
   step("a coupon with a refused value shows the error beside its field; a good one is created and listed", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/coupons" });
     await waitForHeading(page, "Coupons");
     await checkScreen(page, "the coupons");
@@ -145,7 +141,7 @@ describe("the console in Chromium: scan keys and coupons", { timeout: 5 * 60_000
   });
 
   step("a coupon is changed, its counters reset and it is deleted, each asking first where it cannot be undone", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     const questions = [];
     page.on("dialog", (dialog) => {
       questions.push(dialog.message());

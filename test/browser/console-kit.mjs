@@ -42,9 +42,13 @@ export function consoleKit(name) {
   return kit;
 }
 
-/** A page that fails the test on any script error or refused resource (the CSP allows scripts from 'self' only). */
+/**
+ * A page of a browser context of its own (a person on a device of their own: no cookie, no kept session), that
+ * fails the test on any script error or refused resource (the CSP allows scripts from 'self' only).
+ */
 export async function newPage(browser, viewport = { width: 1280, height: 900 }) {
-  const page = await browser.newPage();
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
   page.setDefaultTimeout(STEP_MS);
   await page.setViewport(viewport);
   page.errors = [];
@@ -55,9 +59,10 @@ export async function newPage(browser, viewport = { width: 1280, height: 900 }) 
   return page;
 }
 
-/** The element of `role` named `name` (its label, its text), as assistive technology finds it. */
-export function byRole(page, role, name) {
-  return page.waitForSelector(`::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`, { timeout: STEP_MS });
+/** Lets the page's downloads land in `dir` (Chromium's DevTools protocol; headless Chromium refuses them otherwise). */
+export async function downloadsTo(page, dir) {
+  const cdp = await page.browser().target().createCDPSession();
+  await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, browserContextId: page.browserContext().id });
 }
 
 /** The element named `label` (a control by its label, a link by its text), as assistive technology finds it. */
@@ -114,16 +119,11 @@ export async function waitForText(page, text) {
 }
 
 /**
- * Opens the console and signs in as the service's administrator (or `username`/`password`). The console keeps its
- * session for the whole browser (src/console-app/session.ts), so a page of a browser signed in before starts signed
- * in: what it kept is dropped first, and every signIn starts from the form.
+ * Opens the console and signs in as the service's administrator (or `username`/`password`), in a page of newPage's
+ * (the console keeps its session for the whole browser context, src/console-app/session.ts).
  */
 export async function signIn(page, kit, { username = kit.service.username, password = kit.service.password, lang = "en", hash = "" } = {}) {
   await page.goto(kit.consoleUrl(hash, lang), { waitUntil: "load" });
-  if (await page.evaluate(() => localStorage.length > 0)) {
-    await page.evaluate(() => localStorage.clear());
-    await page.reload({ waitUntil: "load" });
-  }
   await fillLabel(page, labelsOf(lang).username, username);
   await fillLabel(page, labelsOf(lang).password, password);
   await click(page, "button", labelsOf(lang).signIn);

@@ -236,10 +236,7 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
   });
 
   step("the organiser signs in with it in a fresh context: no Users in the menu, its event's logs only", async () => {
-    const context = await kit.browser.createBrowserContext();
-    const page = await context.newPage();
-    page.errors = [];
-    page.on("pageerror", (err) => page.errors.push(String(err)));
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { username: "door-organiser", password: ctx.password, hash: "/logs" });
     await waitForHeading(page, "Logs");
     const menu = await page.$$eval("nav[aria-label='Main menu'] a", (links) => links.map((a) => a.textContent.trim()));

@@ -7,7 +7,21 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { byLabel, checkScreen, click, consoleKit, eventually, fillLabel, newPage, paidOrder, selectLabel, signIn, waitForHeading, waitForText } from "./console-kit.mjs";
+import {
+  byLabel,
+  checkScreen,
+  click,
+  consoleKit,
+  downloadsTo,
+  eventually,
+  fillLabel,
+  newPage,
+  paidOrder,
+  selectLabel,
+  signIn,
+  waitForHeading,
+  waitForText,
+} from "./console-kit.mjs";
 
 const kit = consoleKit("console-orders");
 const { step } = kit;
@@ -18,9 +32,6 @@ const ctx = {};
  * context shares (src/console-app/session.ts), so a second page of the same context would already be signed in and
  * `signIn` would find no sign-in form.
  */
-async function freshPage() {
-  return newPage(await kit.browser.createBrowserContext());
-}
 describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   before(
     async () => {
@@ -46,7 +57,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   after(() => kit.end());
 
   step("a dashboard order on an event without them: the API's refusal is shown, nothing is ordered", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/orders/new" });
     await waitForHeading(page, "New dashboard order");
     await checkScreen(page, "the new order's event choice");
@@ -66,7 +77,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("a dashboard order through the form: the order's page with its ticket", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: `/events/${ctx.on.id}/orders` });
     await click(page, "link", "New dashboard order for this event");
     await waitForText(page, "Order for Orders console concert");
@@ -96,7 +107,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("an order's contact: the API's refusal beside its field, then saved; its tickets deleted and issued again; the order deleted", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     page.on("dialog", (dialog) => dialog.accept());
     await signIn(page, kit, { hash: `/orders/${ctx.dashboard}` });
     await waitForHeading(page, `Order ${ctx.dashboard}`);
@@ -131,7 +142,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("in Dutch: an order's page", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { lang: "nl", hash: `/orders/${ctx.paid.id}` });
     await waitForHeading(page, `Bestelling ${ctx.paid.id}`);
     await waitForText(page, "Bestelmail opnieuw sturen");
@@ -140,7 +151,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("searching orders by email keeps the search in the address and links to the order", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     await signIn(page, kit, { hash: "/orders" });
     await waitForHeading(page, "Orders");
     await fillLabel(page, "Email contains", "grace@");
@@ -153,7 +164,7 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("a paid order: refunded after a confirmation, and its email sent again", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     page.on("dialog", (dialog) => dialog.accept());
     await signIn(page, kit, { hash: `/orders/${ctx.paid.id}` });
     await waitForHeading(page, `Order ${ctx.paid.id}`);
@@ -176,10 +187,9 @@ describe("the console in Chromium: orders", { timeout: 5 * 60_000 }, () => {
   });
 
   step("the event's exports: the orders CSV is fetched with the session's header and saved", async () => {
-    const page = await freshPage();
+    const page = await newPage(kit.browser);
     const dir = mkdtempSync(join(tmpdir(), "ticketing-console-downloads-"));
-    const cdp = await kit.browser.target().createCDPSession();
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, browserContextId: page.browserContext().id });
+    await downloadsTo(page, dir);
     await signIn(page, kit, { hash: `/events/${ctx.on.id}/exports` });
     await waitForText(page, "One row per order");
     await checkScreen(page, "the event's exports");

@@ -4,10 +4,9 @@ import { commonText } from "../../messages/common";
 import { filesText } from "../../messages/files";
 import { href, navigate } from "../../router";
 import { Field, Form, type FormValues, Select } from "../../ui/form";
-import { Problem, Show, useLoad } from "../../ui/load";
-import { ConfirmButton, Heading } from "../../ui/page";
+import { Show, useLoad } from "../../ui/load";
+import { ActionButton, ConfirmButton, Heading } from "../../ui/page";
 import { Table } from "../../ui/table";
-import { useState } from "hono/jsx/dom";
 import { multipart } from "./multipart";
 import { TemplatePreview } from "./template-preview";
 
@@ -30,27 +29,9 @@ const typeLabel = (types: ReturnType<typeof useTypeOptions>, template: PdfTempla
 /** An upload's or a change's multipart fields: the title, the type and the file (a change without one keeps its file). */
 const templateBody = (values: FormValues) => ({ title: values.text("title"), type: values.text("type") as PdfTemplate["type"], file: values.file("file") });
 
-/** A button that downloads the template's PDF with the session's header (api.ts `download`), showing a refusal. */
+/** A button that downloads the template's PDF with the session's header (api.ts `download`). */
 function DownloadButton({ template, label }: { template: PdfTemplate; label: string }) {
-  const [error, setError] = useState<unknown>(undefined);
-  return (
-    <>
-      <button
-        type="button"
-        onClick={async () => {
-          setError(undefined);
-          try {
-            await download(fileOf(template.id), `template-${template.id}.pdf`);
-          } catch (failure) {
-            setError(failure);
-          }
-        }}
-      >
-        {label}
-      </button>
-      {error !== undefined && <Problem error={error} />}
-    </>
-  );
+  return <ActionButton label={label} onClick={() => download(fileOf(template.id), `template-${template.id}.pdf`)} />;
 }
 
 /** `#/pdf-templates`: the user's templates (an administrator's: all) and an upload (spec: PDF templates). */

@@ -2,7 +2,7 @@ import { download } from "../../api";
 import { useText } from "../../i18n";
 import { ordersText } from "../../messages/orders";
 import type { SectionProps } from "../event-page";
-import { ActionButton } from "./action-button";
+import { ActionButton } from "../../ui/page";
 
 const FILES = ["orders", "tickets", "scans"] as const;
 

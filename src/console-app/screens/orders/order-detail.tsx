@@ -8,7 +8,7 @@ import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton, Heading } from "../../ui/page";
 import { announce } from "../../ui/status";
 import { Table } from "../../ui/table";
-import { ActionButton } from "./action-button";
+import { ActionButton } from "../../ui/page";
 import { OrderLog } from "./order-log";
 import { amountOf, type Order, useStatusLabel } from "./order-table";
 import { OrderTickets } from "./order-tickets";

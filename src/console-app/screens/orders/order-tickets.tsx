@@ -6,7 +6,7 @@ import { Show, useLoad } from "../../ui/load";
 import { ConfirmButton } from "../../ui/page";
 import { announce } from "../../ui/status";
 import { Table } from "../../ui/table";
-import { ActionButton } from "./action-button";
+import { ActionButton } from "../../ui/page";
 
 /**
  * An order's tickets (GET /admin/tickets/<order_id>): each with its type (and seat) and scans, the customer's
