@@ -1,7 +1,8 @@
 import { API_BASE } from "../../config";
 import { linkBaseOf, withoutLinks } from "../../http/links";
 import type { Deps } from "../../platform/deps";
-import { fireTopicLater, type WebhookTopic } from "../messaging/webhook-deliveries.service";
+import type { WebhookTopic } from "../../domain/webhook-topics";
+import { fireTopicLater } from "../messaging/webhook-deliveries.service";
 import { presentEvent } from "./events.schema";
 import type { EventRow } from "../../db/rows";
 

@@ -9,20 +9,7 @@ import { buildJob, type WebhookDeliveryJob } from "../../platform/messages";
 import type { Deps } from "../../platform/deps";
 import { writeLogStatement } from "../logs/logs.service";
 import { sendWebhook } from "./webhook-sender";
-
-/** The topics of decisions.md section 8; any other is a 400. */
-export const WEBHOOK_TOPICS = [
-  "event.created",
-  "event.updated",
-  "event.deleted",
-  "order.created",
-  "order.updated",
-  "order.deleted",
-  "order.refunded",
-  "scan.created",
-  "tickets.downloaded",
-] as const;
-export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
+import type { WebhookTopic } from "../../domain/webhook-topics";
 
 export const newDeliveryId = () => randomHex(32);
 

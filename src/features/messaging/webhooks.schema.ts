@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { RecordedExchange } from "../../db/schema";
 import { apiUrl, selfAndCollection, type LinkBase } from "../../http/links";
 import { formatDateTime, formatOptionalDateTime, NEVER } from "../../lib/time";
-import { WEBHOOK_TOPICS } from "./webhook-deliveries.service";
+import { WEBHOOK_TOPICS } from "../../domain/webhook-topics";
 import type { DeliveryRow, WebhookRow } from "../../db/rows";
 import { answers, named, type RouteDoc } from "../../http/route-docs";
 import { counterDateTimeView, dateTimeView, deletedView, linksView } from "../../http/view-types";

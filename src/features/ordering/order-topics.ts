@@ -5,7 +5,8 @@ import { linkBaseOf, withoutLinks } from "../../http/links";
 import { formatDateTime } from "../../lib/time";
 import { presentOrder } from "./orders.schema";
 import type { Deps } from "../../platform/deps";
-import { deliveryStatements, fireTopic, isListenedTo, type WebhookTopic } from "../messaging/webhook-deliveries.service";
+import type { WebhookTopic } from "../../domain/webhook-topics";
+import { deliveryStatements, fireTopic, isListenedTo } from "../messaging/webhook-deliveries.service";
 import type { EventRow, OrderRow } from "../../db/rows";
 
 /** Payloads of decisions.md 8: the order as the REST API shows it, without `_links`; deletes send `{id}`. */

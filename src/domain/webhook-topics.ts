@@ -1,0 +1,16 @@
+/**
+ * The webhook topics of decisions.md section 8; any other is a 400. Here, not in the messaging feature, because the
+ * organiser console offers the same list (src/console-app/screens/messaging/webhooks.tsx).
+ */
+export const WEBHOOK_TOPICS = [
+  "event.created",
+  "event.updated",
+  "event.deleted",
+  "order.created",
+  "order.updated",
+  "order.deleted",
+  "order.refunded",
+  "scan.created",
+  "tickets.downloaded",
+] as const;
+export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
