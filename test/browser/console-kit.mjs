@@ -65,6 +65,11 @@ export async function downloadsTo(page, dir) {
   await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, browserContextId: page.browserContext().id });
 }
 
+/** The element of `role` named `name` (its label, its text), as assistive technology finds it. */
+export function byRole(page, role, name) {
+  return page.waitForSelector(`::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`, { timeout: STEP_MS });
+}
+
 /** The element named `label` (a control by its label, a link by its text), as assistive technology finds it. */
 export async function byLabel(page, label) {
   const handle = await page.waitForSelector(`::-p-aria(${JSON.stringify(label)})`, { timeout: STEP_MS });
