@@ -247,11 +247,13 @@ describe("the console in Chromium: webhooks, outbox, logs, users", { timeout: 5 
     await waitForHeading(page, "This page does not exist.");
     // The API refuses the organiser anyway.
     const status = await page.evaluate(async () => {
-      const csrf = JSON.parse(sessionStorage.getItem("ticketing-console-session") ?? "{}").csrf;
+      // The organiser's own CSRF token (src/console-app/session.ts): a valid session, refused for what it asks.
+      const csrf = JSON.parse(localStorage.getItem("ticketing-console-session") ?? "{}").csrf;
+      if (typeof csrf !== "string") return "no session kept";
       return (await fetch("/ticketing/v1/admin/users", { headers: { "X-Ticketing-CSRF": csrf } })).status;
     });
     assert.equal(status, 403);
-    await context.close();
+    await page.browserContext().close();
   });
   step("a user changed, its application password revoked, and the user deleted", async () => {
     const { page } = ctx;
