@@ -68,7 +68,8 @@ describe("the console in Chromium: an organiser's evening, through the screens",
     await dashboard.click();
     await click(page, "button", "Save settings");
     await waitForText(page, "Saved.");
-    await kit.shot(page, "console-settings");
+    await page.evaluate(() => scrollTo(0, 0));
+    await kit.shot(page, "console-settings", { fullPage: false });
     await checkScreen(page, "the event's settings");
     const event = await kit.service.admin("GET", `/admin/events/${ctx.eventId}`);
     assert.equal(event.add_dashboard_orders_needed, true);

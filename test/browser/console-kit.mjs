@@ -37,7 +37,7 @@ export function consoleKit(name) {
     return kit.service;
   };
   kit.end = () => endRun({ browser: kit.browser, service: kit.service, stateDir, failed: kit.failed, screenshots: shots });
-  kit.shot = (page, file) => page.screenshot({ path: join(shots, `${file}.png`), fullPage: true });
+  kit.shot = (page, file, { fullPage = true } = {}) => page.screenshot({ path: join(shots, `${file}.png`), fullPage });
   kit.consoleUrl = (hash = "", lang = "en") => `${kit.service.origin}/ticketing/v1/console/?lang=${lang}${hash ? `#${hash}` : ""}`;
   return kit;
 }

@@ -21,8 +21,12 @@ export function StatusRegion() {
       clearTimeout(timer);
       timer = setTimeout(() => setText(""), 6000);
     };
+    // What a change did belongs to its screen: another screen starts without it.
+    const leave = () => setText("");
+    addEventListener("hashchange", leave);
     return () => {
       show = () => {};
+      removeEventListener("hashchange", leave);
     };
   }, []);
   return (
