@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { sha256Hex } from "../lib/crypto";
 import { claimIdempotencyKey, reclaimIdempotencyKey, settleIdempotencyKey, type StoredAnswer } from "../platform/idempotency-store";
+import { bodyText } from "./body-text";
 import type { AppContext, AppEnv } from "./context";
 import { depsOf } from "./deps";
 import { fail, invalidParams } from "../domain/errors";
@@ -88,7 +89,7 @@ export async function answerOnce(c: AppContext, key: string, run: () => Promise<
   const deps = depsOf(c);
   const scope = `${c.req.method} ${c.req.path} ${caller(c)}`;
   const ref = await sha256Hex(`${scope}\n${key}`);
-  const hash = await bodyHash(await c.req.text());
+  const hash = await bodyHash(await bodyText(c));
   let claim = await claimIdempotencyKey(deps, scope, key, hash);
   if (claim.kind === "in_progress") {
     const recovered = recover ? await recover(c, ref) : null;

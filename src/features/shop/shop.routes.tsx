@@ -1,3 +1,4 @@
+import { bodyText } from "../../http/body-text";
 import { Hono } from "hono";
 import type { AppContext, AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
@@ -106,7 +107,7 @@ export const shopRoutes = new Hono<AppEnv>()
     c.set("shopKey", "ordering");
     const words = messagesFor(lang).shop;
     const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
-    const form = readPostedForm(isForm ? await c.req.text() : "");
+    const form = readPostedForm(isForm ? await bodyText(c) : "");
     const refuse = (errors: PageError[], status: 422 | 503 = 422, headers: Record<string, string> = {}) =>
       renderShop(c, part, lang, { values: form.values, errors }, status).then((res) => {
         for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
