@@ -401,6 +401,9 @@ describe("the door app in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.match(shown.listSize, /5 tickets on this phone/);
     const admitted = await photo(ctx.general[3], "general-3-offline");
     assert.equal(admitted.kind, "admitted", JSON.stringify(admitted));
+    // The counters are read back from the phone's store after the answer is shown (src/door-app/main.ts refresh()):
+    // wait for them rather than read them in the same instant.
+    await page.waitForFunction(() => document.getElementById("count-queued")?.textContent === "2", { timeout: 5_000 }).catch(() => {});
     assert.equal((await screen()).counters.queued, "2");
   });
 
