@@ -7,11 +7,11 @@ import type { Deps } from "../../platform/deps";
 import { askEventObject, STALE } from "../catalogue/event-object-client";
 import { catalogueOf } from "../ordering/order-drafts";
 import { isOnSale } from "../../domain/order-rules";
+import { remainingOfType, type Remaining } from "../../domain/stock-left";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../../db/rows";
 
 export type ClosedReason = "not_started" | "ended" | "sold_out";
 
-type Remaining = { event: number | null; types: Record<string, number | null> };
 
 /**
  * The object's remaining stock, from its copy of the catalogue this event row names (or a newer one), asked through
@@ -27,12 +27,6 @@ async function remainingOf(deps: Deps, event: EventRow): Promise<Remaining> {
   });
   if (!reply.ok) throw reply.error;
   return reply.value;
-}
-
-/** What can still be bought of a type: the lower of its own and (for counted types) the event's; null: no limit. */
-function remainingOfType(remaining: Remaining, typeId: string, counted: boolean): number | null {
-  const limits = [remaining.types[typeId] ?? null, counted ? remaining.event : null].filter((n): n is number => n !== null);
-  return limits.length === 0 ? null : Math.max(0, Math.min(...limits));
 }
 
 function closedReason(event: EventRow, now: number, remaining: Remaining, typeIds: readonly string[]): ClosedReason | null {
