@@ -19,6 +19,7 @@ const FEATURE_ORDER = [
   "ordering", // orders, stock and the event objects' view of them
   "payments", // providers, payment completion, refunds
   "checkout", // the customer's order, confirmation, order form and status
+  "waiting-list", // who waits for a sold-out type, and the offers their event's object makes
   "shop", // the box office: shop and order pages rendered by the Worker
   "scanning",
   "reports",

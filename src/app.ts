@@ -39,6 +39,7 @@ import { applicationPasswordsRoutes } from "./features/users/application-passwor
 import { usersRoutes } from "./features/users/users.routes";
 import { consoleSessionRoutes } from "./features/users/console-session.routes";
 import { webhooksRoutes } from "./features/messaging/webhooks.routes";
+import { waitingListAdminRoutes, waitingListJoinRoutes } from "./features/waiting-list/waiting-list.routes";
 
 /**
  * The HTTP surface. Registration order is the authentication policy: routes mounted before `requireApiKey`
@@ -66,6 +67,7 @@ export function buildApp() {
   // Shop-front routes: CORS (preflights need no key), then the API key or the publishable ordering key.
   app.use(`${API_BASE}/events/*`, shopFrontCors);
   app.route(`${API_BASE}/events`, customerOrdersRoutes);
+  app.route(`${API_BASE}/events`, waitingListJoinRoutes);
   // The box office (decisions.md 15): pages anyone may open, no key.
   app.route(`${API_BASE}/shop`, orderPageRoutes);
   app.route(`${API_BASE}/shop`, shopRoutes);
@@ -84,6 +86,7 @@ export function buildApp() {
   app.route(`${API_BASE}/admin/events/:id/ticket-types`, ticketTypesRoutes);
   app.route(`${API_BASE}/admin/events/:id/input-fields`, inputFieldsRoutes);
   app.route(`${API_BASE}/admin/events/:id/scan-keys`, scanKeysRoutes);
+  app.route(`${API_BASE}/admin/events/:id/waiting-list`, waitingListAdminRoutes);
   app.route(`${API_BASE}/admin/pdf-templates`, pdfTemplatesRoutes);
   app.route(`${API_BASE}/admin/emaillists`, emailListsRoutes);
   app.route(`${API_BASE}/admin/logs`, logsRoutes);

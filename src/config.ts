@@ -82,6 +82,18 @@ const schema = z.object({
   EMAIL_API_KEY: optionalSecret,
   EMAIL_FROM: z.string().default("tickets@example.com"),
   EMAIL_FROM_NAME: z.string().default("Tickets"),
+  // How long a waiting-list offer holds its units (decisions.md 15 "Selling like the peers"): an hour to 30 days.
+  WAITING_LIST_HOURS: z
+    .string()
+    .default("24")
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24),
+    ),
   ORDER_HOLD_MINUTES: z
     .string()
     .default("15")
@@ -136,6 +148,7 @@ export interface Config {
   outboundDnsUrl: string | null;
   email: { provider: "outbox" | "resend"; apiUrl: string; apiKey: string; from: string; fromName: string };
   orderHoldMinutes: number;
+  waitingListHours: number;
   /** The publishable key a browser shop front sends instead of the API key (order form and customer orders only). */
   orderingKey: string | null;
   corsOrigins: readonly string[];
@@ -201,6 +214,7 @@ export function loadConfig(env: Env): Config {
     email: { provider: v.EMAIL_PROVIDER, apiUrl: v.EMAIL_API_URL, apiKey: v.EMAIL_API_KEY ?? "", from: v.EMAIL_FROM, fromName: v.EMAIL_FROM_NAME },
     publicUrl: v.PUBLIC_URL,
     orderHoldMinutes: v.ORDER_HOLD_MINUTES,
+    waitingListHours: v.WAITING_LIST_HOURS,
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
     paymentProvider: v.PAYMENT_PROVIDER ?? null,

@@ -8,6 +8,7 @@ import { purgeExpiredLogs } from "./features/logs/logs.service";
 import { reconcileObjects } from "./features/ordering/object-sync.service";
 import { pruneDeliveryLog, resendStalledDeliveries } from "./features/messaging/webhook-deliveries.service";
 import { purgeStaleTicketParts } from "./features/tickets/ticket-pdf-parts.service";
+import { resyncWaitingList } from "./features/waiting-list/waiting-list.service";
 
 /** Retention needs no hurry: it runs on every tenth minute's sweep only. */
 const RETENTION_EVERY_MINUTES = 10;
@@ -27,6 +28,7 @@ export async function sweep(deps: Deps, scheduledTime: number): Promise<void> {
     emails_resent: await resendStalledEmails(deps),
     event_configs_repaired: await repairEventConfigs(deps),
     object_syncs_redriven: await reconcileObjects(deps),
+    waiting_list_resynced: await resyncWaitingList(deps),
   };
   if (!isRetentionMinute(scheduledTime)) {
     log("info", "sweep", redriven);

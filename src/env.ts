@@ -31,6 +31,7 @@ export interface Env {
   CURRENCY?: string;
   PUBLIC_URL?: string;
   ORDER_HOLD_MINUTES?: string;
+  WAITING_LIST_HOURS?: string;
   ORDERING_KEY?: string;
   CORS_ORIGINS?: string;
   PAYMENT_PROVIDER?: string;

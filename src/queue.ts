@@ -11,6 +11,7 @@ import { expireOpenOrder } from "./features/payments/order-expiry.jobs";
 import { refundPaidOrder } from "./features/payments/refunds.jobs";
 import { recordObjectScans } from "./features/scanning/scans.jobs";
 import { purgePdfs, renderPdfPart } from "./features/tickets/ticket-pdfs.jobs";
+import { recordWaitingList } from "./features/waiting-list/waiting-list.jobs";
 
 /** Must match the dead-letter queue named in wrangler.toml. */
 export const DEAD_LETTER_QUEUE = "ticketing-jobs-dlq";
@@ -25,6 +26,7 @@ export const jobHandlers: Readonly<Record<string, JobHandler>> = {
   "tickets.downloaded": announceTicketsDownloaded,
   "scans.record": recordObjectScans,
   "order.refund": refundPaidOrder,
+  "waiting-list.update": recordWaitingList,
 };
 
 export function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

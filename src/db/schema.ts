@@ -169,6 +169,7 @@ export const events = sqliteTable(
     webhooksNeeded: flag("webhooks_needed"),
     reloadOnExitNeeded: flag("reload_on_exit_needed"),
     couponsNeeded: flag("coupons_needed"),
+    waitingListNeeded: flag("waiting_list_needed"),
     // Bumped in the same batch as every change the event's object copies; the object ignores older versions.
     configVersion: integer("config_version").notNull().default(1),
     // The newest version the object is known to have accepted; the sweep re-pushes events behind.
@@ -734,5 +735,44 @@ export const orderClaims = sqliteTable(
     uniqueIndex("order_claims_unique").on(t.eventId, t.emailKey).where(sql`kind = 'unique'`),
     index("order_claims_order").on(t.orderUid),
     index("order_claims_cap").on(t.eventId, t.emailKey, t.kind),
+  ],
+);
+
+/**
+ * The waiting lists (decisions.md 15 "Selling like the peers"; docs/ordering.md "Waiting list"): who joined for how
+ * many units of which type, and what became of it. The line and the offers are decided by the event's object
+ * (event-object/waiting-list.ts); `state` here follows it: `waiting`, `offered` (with the offer's end and the hash of
+ * its personal link's token), `ordered`, `expired`, or `deleted` (by the organiser, until the object has let go).
+ * `synced` 0: the object has not yet learnt the row as it is (joined, or deleted); the sweep tells it.
+ */
+export const waitingList = sqliteTable(
+  "waiting_list",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull(),
+    ticketTypeId: text("ticket_type_id").notNull(),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    // The email lowercased, as orders compare emails (`orders.email_key`): one entry per email and type.
+    emailKey: text("email_key").notNull(),
+    count: integer("count").notNull(),
+    // The language the buyer joined in (the shop page's), for the offer's email.
+    lang: text("lang").notNull().default("en"),
+    state: text("state", { enum: ["waiting", "offered", "ordered", "expired", "deleted"] })
+      .notNull()
+      .default("waiting"),
+    offeredAt: integer("offered_at"),
+    offerExpiresAt: integer("offer_expires_at"),
+    tokenHash: text("token_hash"),
+    orderUid: text("order_uid"),
+    synced: integer("synced", { mode: "boolean" }).notNull().default(false),
+    createdAt: integer("created_at").notNull(),
+    modifiedAt: integer("modified_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("waiting_list_one_per_email").on(t.eventId, t.ticketTypeId, t.emailKey).where(sql`state <> 'deleted'`),
+    index("waiting_list_event").on(t.eventId, t.id),
+    uniqueIndex("waiting_list_token").on(t.tokenHash).where(sql`token_hash IS NOT NULL`),
+    index("waiting_list_unsynced").on(t.modifiedAt).where(sql`synced = 0`),
   ],
 );

@@ -110,6 +110,12 @@ export const ERROR_CODES = {
   rest_payment_unavailable: { status: 503, message: "No payment provider is configured" },
   payment_signature_invalid: { status: 400, message: "The Stripe-Signature header does not verify this body." },
 
+  // The waiting list (decisions.md 15 "Selling like the peers").
+  waiting_list_closed: { status: 400, message: "This event has no waiting list" },
+  waiting_list_not_sold_out: { status: 409, message: "Tickets of this type are still on sale: order them instead" },
+  waiting_list_duplicate: { status: 409, message: "This email is already on the waiting list for this ticket type" },
+  waiting_list_offer_invalid: { status: 409, message: "This offer has expired or has been used" },
+
   // Tickets and invoices (decisions.md 7).
   tickets_not_found: { status: 404, message: "This order has no tickets (yet)." },
   tickets_not_personalised: { status: 409, message: "Every ticket must be personalised before the tickets can be downloaded." },
@@ -146,6 +152,7 @@ export const ID_RESOURCES = [
   "ticket",
   "ticket_type",
   "user",
+  "waiting_list_entry",
   "webhook",
   "webhook_delivery",
 ] as const;

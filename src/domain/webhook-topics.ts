@@ -12,5 +12,7 @@ export const WEBHOOK_TOPICS = [
   "order.refunded",
   "scan.created",
   "tickets.downloaded",
+  "waiting_list.joined",
+  "waiting_list.offered",
 ] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];

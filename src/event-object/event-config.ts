@@ -18,6 +18,11 @@ export interface EventConfig {
   seatRanges: SeatRange[];
   seatCount: number;
   ticketTypes: TicketTypeConfig[];
+  /**
+   * How long a waiting-list offer holds its units, in hours; 0 (or absent, in a copy pushed before waiting lists)
+   * when the event has no waiting list (`waiting_list_needed` off): no offers are made.
+   */
+  waitingListHours?: number;
   scanKeys: ScanKeyConfig[];
 }
 

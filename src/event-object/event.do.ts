@@ -11,6 +11,7 @@ import * as ledger from "./stock-ledger";
 import * as scans from "./scan-ledger";
 import * as outbox from "./scan-outbox";
 import * as list from "./offline-list";
+import * as waiting from "./waiting-list";
 import { migrateStorage } from "./storage";
 import type { ListQuery } from "../domain/offline-list";
 import type { ScanResult } from "../domain/scan-rules";
@@ -106,15 +107,20 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Keeps `next` when it is newer than what the object holds; answers the version now held. */
-  applyConfig(next: EventConfig): number {
+  async applyConfig(next: EventConfig): Promise<number> {
     const current = this.configVersion();
     if (next.version <= current) return current;
-    this.sql.exec(
-      `INSERT INTO config (id, version, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, body = excluded.body`,
-      next.version,
-      JSON.stringify(next),
-    );
-    this.cachedConfig = next;
+    // A raised stock, or a waiting list switched on, offers what is free in the same transaction.
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `INSERT INTO config (id, version, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, body = excluded.body`,
+        next.version,
+        JSON.stringify(next),
+      );
+      this.cachedConfig = next;
+      waiting.offerFree(this.sql, next, Date.now());
+    });
+    await this.scheduleAlarm();
     return next.version;
   }
 
@@ -127,7 +133,15 @@ export class EventObject extends DurableObject<Env> {
     if (!config || config.version < minVersion) return { ok: false, failure: { kind: "stale" } };
     const now = Date.now();
     const learnAt = request.final ? now + LEARN_AFTER_MS : null;
-    const result = this.ctx.storage.transactionSync(() => ledger.reserve(this.sql, config, request, now + HOLD_MS, learnAt));
+    const result = this.ctx.storage.transactionSync(() => {
+      const held = ledger.reserve(this.sql, config, request, now + HOLD_MS, learnAt);
+      if (held.ok && held.offerUsed && request.offer !== undefined) {
+        // The order took the offer's units; what it did not need goes to the next in line at once.
+        waiting.markOrdered(this.sql, request.offer, request.uid);
+        waiting.offerFree(this.sql, config, now);
+      }
+      return held;
+    });
     if (result.ok) await this.scheduleAlarm();
     return result;
   }
@@ -150,9 +164,50 @@ export class EventObject extends DurableObject<Env> {
     });
   }
 
-  /** Gives an order's units back (expired, cancelled, deleted, refunded, or its D1 write failed). */
-  release(uid: string): boolean {
-    return this.ctx.storage.transactionSync(() => ledger.release(this.sql, uid));
+  /**
+   * Gives an order's units back (expired, cancelled, deleted, refunded, or its D1 write failed), offering them to the
+   * waiting list in the same transaction.
+   */
+  async release(uid: string): Promise<boolean> {
+    const released = this.ctx.storage.transactionSync(() => this.releaseAndOffer(uid));
+    if (released) await this.scheduleAlarm();
+    return released;
+  }
+
+  /** Inside a transaction: a release, and the offers of what it freed. */
+  private releaseAndOffer(uid: string): boolean {
+    const released = ledger.release(this.sql, uid);
+    const config = this.config();
+    if (released && config) waiting.offerFree(this.sql, config, Date.now());
+    return released;
+  }
+
+  /** An entry joined the waiting list in D1: it is put in line, and offered what is free now. */
+  async enqueueWaiting(entry: waiting.WaitingEntry): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      const config = this.config();
+      if (waiting.enqueue(this.sql, entry) && config) waiting.offerFree(this.sql, config, Date.now());
+    });
+    await this.scheduleAlarm();
+  }
+
+  /** The organiser deleted an entry: its offer's units go to the next in line. */
+  async dequeueWaiting(entryId: number): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      const config = this.config();
+      if (waiting.dequeue(this.sql, entryId) && config) waiting.offerFree(this.sql, config, Date.now());
+    });
+    await this.scheduleAlarm();
+  }
+
+  /** The `waiting-list.update` consumer's acknowledgement: D1 holds these entries' states. */
+  waitingListSynced(updates: Pick<waiting.EntryUpdate, "entryId" | "state">[]): number {
+    return this.ctx.storage.transactionSync(() => waiting.markSynced(this.sql, updates));
+  }
+
+  /** The waiting list as this object holds it (tests, and the admin's checks). */
+  waitingList() {
+    return waiting.entries(this.sql);
   }
 
   /** Tickets of an order were re-issued or deleted (an empty list): only these are valid here now. */
@@ -268,9 +323,14 @@ export class EventObject extends DurableObject<Env> {
     return ledger.snapshot(this.sql);
   }
 
-  /** Replaces every reservation with the takes of the live orders the Worker read from D1. */
-  rebuild(takes: ledger.RebuiltTake[]): void {
-    this.ctx.storage.transactionSync(() => ledger.rebuild(this.sql, takes));
+  /** Replaces every reservation with the takes of the live orders the Worker read from D1 (offers are kept). */
+  async rebuild(takes: ledger.RebuiltTake[]): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      ledger.rebuild(this.sql, takes);
+      const config = this.config();
+      if (config) waiting.offerFree(this.sql, config, Date.now());
+    });
+    await this.scheduleAlarm();
   }
 
   /** The event was deleted: forget everything, so a later event can never inherit this state. */
@@ -292,6 +352,10 @@ export class EventObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     await this.sendScans();
     const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      const config = this.config();
+      if (waiting.expireOffers(this.sql, now) > 0 && config) waiting.offerFree(this.sql, config, now);
+    });
     this.nextLearnRun = now + LEARN_AFTER_MS;
     const due = ledger.dueTakes(this.sql, now);
     if (due.length > 0) {
@@ -315,19 +379,41 @@ export class EventObject extends DurableObject<Env> {
           if (order && (LIVE_STATUSES as readonly string[]).includes(order.paymentStatus)) {
             ledger.take(this.sql, uid, { orderId: order.id, name: order.name, email: order.email }, takeDeadline(order));
           } else if (order || expired.has(uid)) {
-            ledger.release(this.sql, uid);
+            this.releaseAndOffer(uid);
           } else {
             ledger.learnLater(this.sql, uid, now + LEARN_AGAIN_MS);
           }
         }
       });
     }
+    await this.sendWaitingList();
     await this.scheduleAlarm();
+  }
+
+  /** What became of waiting entries, to the queue that writes it to D1; a refusing queue sends again later. */
+  private async sendWaitingList(): Promise<void> {
+    const eventId = this.config()?.eventId;
+    if (eventId === undefined) return;
+    try {
+      for (;;) {
+        const updates = this.ctx.storage.transactionSync(() => waiting.takeDueUpdates(this.sql, Date.now()));
+        if (updates.length === 0) return;
+        await this.jobs.send(buildJob("waiting-list.update", { eventId, updates }));
+      }
+    } catch (err) {
+      log("warn", "waiting list updates not sent, will send again", { event_id: eventId, error: String(err) });
+    }
   }
 
   private async scheduleAlarm(): Promise<void> {
     const learnAt = ledger.nextLearnAt(this.sql);
-    const due = [ledger.nextDeadline(this.sql), outbox.nextSendAt(this.sql, Date.now()), learnAt === null ? null : Math.max(learnAt, this.nextLearnRun)];
+    const now = Date.now();
+    const due = [
+      ledger.nextDeadline(this.sql),
+      outbox.nextSendAt(this.sql, now),
+      waiting.nextSendAt(this.sql, now),
+      learnAt === null ? null : Math.max(learnAt, this.nextLearnRun),
+    ];
     const times = due.filter((t) => t !== null);
     if (times.length === 0) return;
     const next = Math.min(...times);

@@ -26,6 +26,11 @@ export interface ReservationRequest {
    * (`learn_at`) and takes it, so the Worker need not call again after its answer.
    */
   final?: boolean;
+  /**
+   * The waiting-list offer (its entry id) this order is placed through: the units its offer holds count as free for
+   * this request, and a hold made with them ends the offer (decisions.md 15 "Selling like the peers").
+   */
+  offer?: number;
 }
 
 /** A ticket valid at this event: its type (id, for scan keys' filters) and the type text it shows (with seat). */
@@ -37,16 +42,28 @@ export interface ObjectTicket {
 
 export type ReserveFailure = { kind: "type"; typeId: string; remaining: number } | { kind: "event"; remaining: number } | { kind: "seats" } | { kind: "stale" };
 
-/** The seats held come back with a success, lowest plan positions first. */
-export type ReserveResult = { ok: true; seats: Seat[] } | { ok: false; failure: ReserveFailure };
+/**
+ * The seats held come back with a success, lowest plan positions first; `offerUsed` when the hold took the units of
+ * the request's waiting-list offer.
+ */
+export type ReserveResult = { ok: true; seats: Seat[]; offerUsed?: true } | { ok: false; failure: ReserveFailure };
+
+/**
+ * `held`: an order on its way to D1; `taken`: an order D1 holds; `offer`: units held for a waiting-list entry until
+ * its offer ends (waiting-list.ts), never looked up in D1 as an order.
+ */
+type ReservationState = "held" | "taken" | "offer";
 
 interface ReservationRecord {
   uid: string;
   typeUnits: Record<string, number>;
   eventUnits: number;
-  state: "held" | "taken";
+  state: ReservationState;
   deadline: number | null;
 }
+
+/** The reservation holding a waiting-list entry's offer. */
+export const offerUid = (entryId: number): string => `offer:${entryId}`;
 
 export interface LedgerSnapshot {
   totals: Record<string, number>;
@@ -114,37 +131,54 @@ function getReservation(sql: SqlStorage, uid: string): ReservationRecord | null 
  */
 export function reserve(sql: SqlStorage, config: EventConfig, request: ReservationRequest, deadline: number, learnAt: number | null = null): ReserveResult {
   if (getReservation(sql, request.uid)) return { ok: true, seats: seatsOf(sql, config, request.uid) };
+  const offered = request.offer === undefined ? null : getReservation(sql, offerUid(request.offer));
+  const credit = offered?.state === "offer" ? offered : null;
   const types = new Map(config.ticketTypes.map((t) => [t.id, t]));
   for (const [typeId, units] of Object.entries(request.typeUnits)) {
     const type = types.get(typeId);
     if (!type) return { ok: false, failure: { kind: "stale" } };
     if (type.stockControl && units > 0) {
-      const left = type.stock - total(sql, typeTotal(typeId));
+      const left = type.stock - total(sql, typeTotal(typeId)) + (credit?.typeUnits[typeId] ?? 0);
       if (units > left) return { ok: false, failure: { kind: "type", typeId, remaining: Math.max(0, left) } };
     }
   }
   if (config.stock > 0 && request.eventUnits > 0) {
-    const left = config.stock - total(sql, EVENT_TOTAL);
+    const left = config.stock - total(sql, EVENT_TOTAL) + (credit?.eventUnits ?? 0);
     if (request.eventUnits > left) return { ok: false, failure: { kind: "event", remaining: Math.max(0, left) } };
   }
   const wanted = request.seats ?? 0;
   const seats = wanted > 0 ? freeSeats(sql, config, wanted) : [];
   if (seats.length < wanted) return { ok: false, failure: { kind: "seats" } };
-  sql.exec(
-    `INSERT INTO reservations (uid, type_units, event_units, state, deadline, learn_at) VALUES (?, ?, ?, 'held', ?, ?)`,
-    request.uid,
-    JSON.stringify(request.typeUnits),
-    request.eventUnits,
-    deadline,
-    learnAt,
-  );
-  for (const [typeId, units] of Object.entries(request.typeUnits)) addTotal(sql, typeTotal(typeId), units);
-  addTotal(sql, EVENT_TOTAL, request.eventUnits);
+  if (credit) release(sql, credit.uid);
+  hold(sql, request.uid, request.typeUnits, request.eventUnits, "held", deadline, learnAt);
   for (const seat of seats) sql.exec(`INSERT INTO seats (seat, uid) VALUES (?, ?)`, seat, request.uid);
   for (const t of request.tickets) {
     sql.exec(`INSERT OR REPLACE INTO tickets (id, uid, type_id, type_name) VALUES (?, ?, ?, ?)`, t.id, request.uid, t.typeId, t.typeName);
   }
-  return { ok: true, seats: seats.map((i) => seatAt(config.seatRanges, i)) };
+  return { ok: true, seats: seats.map((i) => seatAt(config.seatRanges, i)), ...(credit ? { offerUsed: true as const } : {}) };
+}
+
+/** Records a reservation and counts its units, unchecked: the caller decided that they fit. */
+export function hold(
+  sql: SqlStorage,
+  uid: string,
+  typeUnits: Record<string, number>,
+  eventUnits: number,
+  state: Exclude<ReservationState, "taken">,
+  deadline: number,
+  learnAt: number | null = null,
+): void {
+  sql.exec(
+    `INSERT INTO reservations (uid, type_units, event_units, state, deadline, learn_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    uid,
+    JSON.stringify(typeUnits),
+    eventUnits,
+    state,
+    deadline,
+    learnAt,
+  );
+  for (const [typeId, units] of Object.entries(typeUnits)) addTotal(sql, typeTotal(typeId), units);
+  addTotal(sql, EVENT_TOTAL, eventUnits);
 }
 
 /** Gives the units and seats back and forgets the reservation's tickets. Releasing what is not held changes nothing. */
@@ -182,14 +216,15 @@ export interface OrderInfo {
  * deadline (its payment expiry), when the object asks the Worker to expire it; a final order's has none.
  */
 export function take(sql: SqlStorage, uid: string, info: OrderInfo, deadline: number | null = null): boolean {
-  if (!getReservation(sql, uid)) return false;
+  const r = getReservation(sql, uid);
+  if (!r || r.state === "offer") return false;
   sql.exec(`UPDATE reservations SET state = 'taken', deadline = ?, learn_at = NULL WHERE uid = ?`, deadline, uid);
   sql.exec(`UPDATE tickets SET order_id = ?, name = ?, email = ? WHERE uid = ?`, info.orderId, info.name, info.email, uid);
   return true;
 }
 
 /** Reservations in `state` whose `time` (deadline or lookup time) has come by `now`, soonest first. */
-function dueReservations(sql: SqlStorage, state: ReservationRecord["state"], time: "deadline" | "learn_at", now: number): string[] {
+function dueReservations(sql: SqlStorage, state: ReservationState, time: "deadline" | "learn_at", now: number): string[] {
   return sql
     .exec<{ uid: string }>(`SELECT uid FROM reservations WHERE state = ? AND ${time} <= ? ORDER BY ${time}`, state, now)
     .toArray()
@@ -271,10 +306,17 @@ export function snapshot(sql: SqlStorage): LedgerSnapshot {
 /** A live order as D1 knows it: its units, tickets and seat positions (`seatIndexes`) here. */
 export type RebuiltTake = Omit<ReservationRequest, "seats"> & { info: OrderInfo; seatIndexes: number[] };
 
-/** Rebuild from D1: every live order's units as takes, and their tickets and seats; nothing else survives. */
+/**
+ * Rebuild from D1: every live order's units as takes, and their tickets and seats. Waiting-list offers survive, since
+ * D1 does not hold their units (the object decides them); every other reservation is dropped.
+ */
 export function rebuild(sql: SqlStorage, takes: RebuiltTake[]): void {
-  sql.exec(`DELETE FROM reservations`);
+  sql.exec(`DELETE FROM reservations WHERE state <> 'offer'`);
   sql.exec(`DELETE FROM totals`);
+  for (const r of sql.exec<{ type_units: string; event_units: number }>(`SELECT type_units, event_units FROM reservations`).toArray()) {
+    for (const [typeId, units] of Object.entries(JSON.parse(r.type_units) as Record<string, number>)) addTotal(sql, typeTotal(typeId), units);
+    addTotal(sql, EVENT_TOTAL, r.event_units);
+  }
   // Tickets of live orders are kept (replaceTickets below leaves each as it is when nothing differs), so a rebuild
   // changes the offline list only where the object was wrong. Orders no longer live lose theirs, one by one: no
   // parameter grows with the event.

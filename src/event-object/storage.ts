@@ -10,7 +10,7 @@
  *
  * A change of the schema is a new migration at the end of `MIGRATIONS`, never an edit of one that objects already
  * ran. The code that reads and writes the tables lives in the ledgers (stock-ledger.ts, scan-ledger.ts,
- * scan-outbox.ts, offline-list.ts).
+ * scan-outbox.ts, offline-list.ts, waiting-list.ts).
  */
 
 interface Migration {
@@ -91,8 +91,24 @@ const EVENT_OBJECT_SCHEMA: readonly string[] = [
     BEGIN ${bump("OLD.id")} END`,
 ];
 
+/**
+ * The waiting list (waiting-list.ts): one row per entry D1 sent, in the order they joined (D1's id). `synced` 0: D1
+ * has not yet acknowledged the row's state; `sent_at`, `sends`: the outbox's sends, as for scans.
+ */
+const WAITING_LIST: readonly string[] = [
+  `CREATE TABLE waiting (
+    entry_id INTEGER PRIMARY KEY, type_id TEXT NOT NULL, units INTEGER NOT NULL, state TEXT NOT NULL,
+    deadline INTEGER, order_uid TEXT, synced INTEGER NOT NULL DEFAULT 1, sent_at INTEGER, sends INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX waiting_line ON waiting (type_id, entry_id) WHERE state = 'waiting'`,
+  `CREATE INDEX waiting_offers ON waiting (deadline) WHERE state = 'offered'`,
+  `CREATE INDEX waiting_unsynced ON waiting (entry_id) WHERE synced = 0`,
+];
+
 /** Every migration, in order; numbers run 1, 2, 3 ... without gaps. */
-const MIGRATIONS: readonly Migration[] = [{ number: 1, name: "event_object", statements: EVENT_OBJECT_SCHEMA }];
+const MIGRATIONS: readonly Migration[] = [
+  { number: 1, name: "event_object", statements: EVENT_OBJECT_SCHEMA },
+  { number: 2, name: "waiting_list", statements: WAITING_LIST },
+];
 
 /**
  * Columns the code before the numbering added in place (it checked `PRAGMA table_info` at every start): an object

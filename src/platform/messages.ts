@@ -109,6 +109,28 @@ export const ticketsDownloadedJob = z.object({
   at: z.number().int().nonnegative(),
 });
 
+/**
+ * What became of waiting-list entries at the event object `eventId` (event-object/waiting-list.ts), on their way to
+ * D1, the offer emails and `waiting_list.offered`; the object sends them again until acknowledged.
+ */
+export const waitingListUpdateJob = z.object({
+  v: z.literal(1),
+  kind: z.literal("waiting-list.update"),
+  eventId: z.number().int().positive(),
+  updates: z
+    .array(
+      z.object({
+        entryId: z.number().int().positive(),
+        state: z.enum(["offered", "ordered", "expired"]),
+        deadline: z.number().int().nullable(),
+        orderUid: z.string().max(64).nullable(),
+      }),
+    )
+    .min(1)
+    .max(100),
+});
+export type WaitingListUpdateJob = z.infer<typeof waitingListUpdateJob>;
+
 /** Every kind of job and its schema (src/queue.ts routes each kind to the handler that reads it with this schema). */
 const JOB_SCHEMAS = {
   "webhook.deliver": webhookDeliveryJob,
@@ -119,6 +141,7 @@ const JOB_SCHEMAS = {
   "tickets.downloaded": ticketsDownloadedJob,
   "scans.record": scansRecordJob,
   "order.refund": orderRefundJob,
+  "waiting-list.update": waitingListUpdateJob,
 } as const;
 
 type JobKind = keyof typeof JOB_SCHEMAS;

@@ -76,6 +76,7 @@ function event(overrides: Partial<EventRow> = {}): EventRow {
     webhooksNeeded: false,
     reloadOnExitNeeded: false,
     couponsNeeded: false,
+    waitingListNeeded: false,
     configVersion: 1,
     pushedVersion: 1,
     createdAt: NOW - 100 * HOUR,

@@ -23,7 +23,7 @@ const ignored = new Set<number>();
 /** The pushes each ignored event's object received (and ignored). */
 const pushes = new Map<number, number>();
 const applyConfig = EventObject.prototype.applyConfig;
-EventObject.prototype.applyConfig = function (this: EventObject, next: EventConfig) {
+EventObject.prototype.applyConfig = async function (this: EventObject, next: EventConfig) {
   if (!ignored.has(next.eventId)) return applyConfig.call(this, next);
   pushes.set(next.eventId, (pushes.get(next.eventId) ?? 0) + 1);
   return this.configVersion();

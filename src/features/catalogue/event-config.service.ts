@@ -9,7 +9,7 @@ import { parseSeatRanges, seatCount } from "../../domain/seat-plan";
  * The object's copy of an event's catalogue, read from D1 (the source of truth), and the region its object is
  * created in. Null when the event is gone.
  */
-export async function loadEventConfig({ db }: Deps, eventId: number): Promise<{ config: EventConfig; region: string } | null> {
+export async function loadEventConfig({ db, config: settings }: Deps, eventId: number): Promise<{ config: EventConfig; region: string } | null> {
   const [eventRows, typeRows, keyRows] = await db.batch([
     db.select().from(events).where(eq(events.id, eventId)),
     db.select().from(ticketTypes).where(eq(ticketTypes.eventId, eventId)).orderBy(asc(ticketTypes.position)),
@@ -29,6 +29,7 @@ export async function loadEventConfig({ db }: Deps, eventId: number): Promise<{ 
     seatRanges,
     seatCount: seatCount(seatRanges, event.seats.number_of_seats),
     ticketTypes: typeRows.map((t) => ({ id: t.id, name: t.name, stockControl: t.stockControl, stock: t.stock, isCounted: t.isCounted })),
+    waitingListHours: event.waitingListNeeded ? settings.waitingListHours : 0,
     scanKeys: keyRows.map((k) => ({ key: k.key, level: k.level, tickets: k.tickets, dateFormat: k.dateFormat, location: k.location })),
   };
   return { config, region: event.region };

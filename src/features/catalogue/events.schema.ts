@@ -26,6 +26,7 @@ const EVENT_FLAGS = [
   "webhooks_needed",
   "reload_on_exit_needed",
   "coupons_needed",
+  "waiting_list_needed",
 ] as const;
 export type EventFlag = (typeof EVENT_FLAGS)[number];
 
@@ -152,6 +153,7 @@ const flagsOf = (e: EventRow): Record<EventFlag, boolean> => ({
   webhooks_needed: e.webhooksNeeded,
   reload_on_exit_needed: e.reloadOnExitNeeded,
   coupons_needed: e.couponsNeeded,
+  waiting_list_needed: e.waitingListNeeded,
 });
 
 const int = z.number().int();

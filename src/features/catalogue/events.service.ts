@@ -16,6 +16,7 @@ import {
   type SeatSettings,
   type TicketPdfSettings,
   type UserGroupSettings,
+  waitingList,
 } from "../../db/schema";
 import { conflict, forbidden, invalidId, invalidParams } from "../../domain/errors";
 import { pageWindow } from "../../domain/paging";
@@ -106,6 +107,7 @@ interface EventSettings {
   webhooksNeeded: boolean;
   reloadOnExitNeeded: boolean;
   couponsNeeded: boolean;
+  waitingListNeeded: boolean;
 }
 
 function defaultSettings(deps: Deps): EventSettings {
@@ -143,6 +145,7 @@ function defaultSettings(deps: Deps): EventSettings {
     webhooksNeeded: false,
     reloadOnExitNeeded: false,
     couponsNeeded: false,
+    waitingListNeeded: false,
   };
 }
 
@@ -234,6 +237,7 @@ async function applyInput(base: EventSettings, input: EventInput): Promise<Event
     webhooksNeeded: input.webhooks_needed ?? base.webhooksNeeded,
     reloadOnExitNeeded: input.reload_on_exit_needed ?? base.reloadOnExitNeeded,
     couponsNeeded: input.coupons_needed ?? base.couponsNeeded,
+    waitingListNeeded: input.waiting_list_needed ?? base.waitingListNeeded,
   };
 }
 
@@ -425,6 +429,7 @@ export async function deleteEvent(deps: Deps, event: EventRow, force: boolean): 
     db.delete(ticketTypes).where(eq(ticketTypes.eventId, event.id)),
     db.delete(inputFields).where(eq(inputFields.eventId, event.id)),
     db.delete(scanKeys).where(eq(scanKeys.eventId, event.id)),
+    db.delete(waitingList).where(eq(waitingList.eventId, event.id)),
     ...dropDormantReferences(deps, event.id),
     db.delete(events).where(eq(events.id, event.id)),
     db

@@ -22,6 +22,11 @@ export interface CustomerOrderOptions {
    * return from the provider to the shop's order page; `api` (the default) keeps the status route.
    */
   via?: OrderChannel;
+  /**
+   * A waiting-list offer the order is placed through (decisions.md 15 "Selling like the peers"): its entry and the
+   * email that joined. The order must carry that email; its hold at the event counts the offer's units as free.
+   */
+  offer?: { entryId: number; emailKey: string };
 }
 
 export interface CustomerOrderResult {
@@ -117,6 +122,11 @@ export async function createCustomerOrder(
   const claims = new Map<string, ClaimRow[]>();
   for (const d of drafts) claims.set(d.uid, await whoMayOrder(deps, d, { name, email }));
   if (input.coupon) drafts.splice(0, drafts.length, ...(await applyCoupon(deps, input.coupon, drafts, email)));
+  if (options.offer) {
+    if (email.toLowerCase() !== options.offer.emailKey) throw fail.waiting_list_offer_invalid(undefined, { subject: { input: ["email"] } });
+    const own = drafts.find((d) => d.event.id === event.id);
+    for (const step of own?.plan.steps ?? []) if (step.eventId === event.id) step.request.offer = options.offer.entryId;
+  }
 
   const total = drafts.reduce((n, d) => n + d.totals.totalCents, 0);
   const who = { name, email, ipAddress };

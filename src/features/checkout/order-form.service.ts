@@ -12,13 +12,12 @@ import type { EventRow, InputFieldRow, TicketTypeRow } from "../../db/rows";
 
 export type ClosedReason = "not_started" | "ended" | "sold_out";
 
-
 /**
  * The object's remaining stock, from its copy of the catalogue this event row names (or a newer one), asked through
  * the one client: an object without that copy is pushed it and asked again; one that stays behind is the `503`
  * an order gets (decisions.md 15 "Trust, second round"), not a form showing stock it cannot know.
  */
-async function remainingOf(deps: Deps, event: EventRow): Promise<Remaining> {
+export async function remainingOf(deps: Deps, event: EventRow): Promise<Remaining> {
   const reply = await askEventObject(deps, {
     eventId: event.id,
     minVersion: event.configVersion,
