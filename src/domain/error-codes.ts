@@ -109,6 +109,7 @@ export const ERROR_CODES = {
   // Payments (decisions.md 14, 15 "Payments are matched, not trusted").
   rest_payment_unavailable: { status: 503, message: "No payment provider is configured" },
   payment_signature_invalid: { status: 400, message: "The Stripe-Signature header does not verify this body." },
+  payment_provider_unavailable: { status: 503, message: "The payment provider could not be reached to check the payment; send the notice again later." },
 
   // Tickets and invoices (decisions.md 7).
   tickets_not_found: { status: 404, message: "This order has no tickets (yet)." },
