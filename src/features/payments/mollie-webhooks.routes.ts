@@ -42,6 +42,12 @@ export const mollieWebhooksRoutes = new Hono<AppEnv>().post("/webhook", describe
   const deps = depsOf(c);
   const id = noticedId(await bodyText(c));
   if (id === null) throw invalidParams({ id: "must be one Mollie payment id (tr_...), form-encoded" });
+  if (deps.config.mollie.apiKey === "") {
+    // Not a Mollie deployment (the key is required with PAYMENT_PROVIDER=mollie): nothing can be fetched, so nothing
+    // can be matched, and an anonymous post must not make the service call out.
+    log("warn", "mollie notice but no MOLLIE_API_KEY is set: ignored", { payment_id: id });
+    return c.json({ received: true }, 200);
+  }
   const found = await fetchMolliePayment(deps, id);
   if (found.kind === "unavailable") {
     log("warn", "mollie payment could not be fetched for its notice", { payment_id: id, error: found.message.slice(0, 200) });

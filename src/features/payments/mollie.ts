@@ -102,7 +102,8 @@ export const mollieProvider: PaymentProvider = {
     if (!MOLLIE_PAYMENT_ID.test(paymentId)) return;
     // Only a payment Mollie still calls cancelable can be cancelled; a paid or closed one is left alone.
     const found = await fetchMolliePayment(deps, paymentId);
-    if (found.kind !== "found" || found.payment.isCancelable !== true) return;
+    if (found.kind === "unavailable") throw new Error(`Mollie could not be asked about the payment: ${found.message}`);
+    if (found.kind === "unknown" || found.payment.isCancelable !== true) return;
     const answer = await call(deps, "DELETE", `/v2/payments/${encodeURIComponent(paymentId)}`);
     if (!ok(answer)) throw new Error(`Mollie did not cancel the payment: ${answer.error}`);
   },

@@ -255,6 +255,22 @@ describe("POST /payments/mollie/webhook", () => {
     expect(await apiCalls(m)).toEqual([]);
   });
 
+  it("a deployment without MOLLIE_API_KEY answers a notice 200 without calling out (nothing can be fetched or matched), with a warning", async () => {
+    const m = await mollieAccount();
+    const s = await shop(5);
+    const o = await placeOrder(m, s, 1);
+    await m.setPayment(o.payment_id, { status: "paid" });
+    const logged = expectLogged("warn", /mollie notice but no MOLLIE_API_KEY/);
+    const res = await callWith(
+      m.env({ PAYMENT_PROVIDER: "test", MOLLIE_API_KEY: undefined }),
+      new Request(`${BASE}/payments/mollie/webhook`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `id=${o.payment_id}` }),
+    );
+    expect(await expectJson(res, 200)).toStrictEqual({ received: true });
+    expect(logged.lines).toHaveLength(1);
+    expect(await apiCalls(m, "GET")).toEqual([]);
+    expect((await row(o.id)).paymentStatus).toBe("open");
+  });
+
   it("Mollie unreachable (503): the webhook answers 503 so Mollie retries, nothing changes; the retry after Mollie is back pays", async () => {
     const m = await mollieAccount();
     const s = await shop(5);
@@ -417,8 +433,9 @@ describe("refunds through Mollie", () => {
       .where(eq(orders.id, late.id));
     // Mollie failing to cancel does not keep the order open (the payment is still payable at Mollie).
     await m.down(503);
-    expectLogged("warn", /checkout expiry at the provider failed/);
+    const logged = expectLogged("warn", /checkout expiry at the provider failed/);
     await expireOrder(depsFromEnv(m.env(), undefined, ORIGIN), late.uid, s.event.id);
+    expect(logged.lines).toHaveLength(1);
     await m.down(null);
     expect((await row(late.id)).paymentStatus).toBe("expired");
     const other = await placeOrder(m, s, 2, "bob@example.com");
