@@ -335,6 +335,7 @@ function newSigningKeys() {
 function secretSpecs(vars, routes) {
   const provider = vars.PAYMENT_PROVIDER;
   const stripeNeed = provider === "stripe" ? "required" : provider === undefined ? "if PAYMENT_PROVIDER is stripe" : "optional";
+  const mollieNeed = provider === "mollie" ? "required" : provider === undefined ? "if PAYMENT_PROVIDER is mollie" : "optional";
   return [
     {
       name: "API_KEY",
@@ -381,9 +382,9 @@ function secretSpecs(vars, routes) {
             name: "PAYMENT_PROVIDER",
             need: "required",
             about:
-              "stripe, or test for a trial where nobody pays; unset, paid orders answer 503 (kept as a secret: the top-level [vars] are shared with local development)",
+              "stripe, mollie, or test for a trial where nobody pays; unset, paid orders answer 503 (kept as a secret: the top-level [vars] are shared with local development)",
             visible: true,
-            check: (v) => ["stripe", "test"].includes(v) || "stripe or test",
+            check: (v) => ["stripe", "mollie", "test"].includes(v) || "stripe, mollie or test",
           },
         ]
       : []),
@@ -405,6 +406,12 @@ function secretSpecs(vars, routes) {
       : []),
     { name: "STRIPE_SECRET_KEY", need: stripeNeed, about: "Stripe's secret key (sk_live_... or, for staging, sk_test_...)" },
     { name: "STRIPE_WEBHOOK_SECRET", need: stripeNeed, about: "the signing secret of the Stripe webhook endpoint (whsec_...)" },
+    {
+      name: "MOLLIE_API_KEY",
+      need: mollieNeed,
+      about: "Mollie's API key of the website profile (live_... or, for staging, test_...; Mollie dashboard, Developers > API keys)",
+      check: (v) => /^(test|live)_\w+$/.test(v) || "a Mollie API key (live_... or test_...)",
+    },
     { name: "EMAIL_API_KEY", need: vars.EMAIL_PROVIDER === "resend" ? "required" : "optional", about: "Resend's API key, used with EMAIL_PROVIDER=resend" },
     { name: "ADMIN_EMAIL", need: "optional", about: "the bootstrap administrator's email", visible: true },
     { name: "RECAPTCHA_SECRET", need: "optional", about: "reCAPTCHA or Turnstile secret, for events that ask for a captcha" },
@@ -455,10 +462,11 @@ async function ensureSecrets(vars, routes) {
   if (!interactive) {
     stillMissing.push(...missing);
   } else {
-    // In the order of the list, so that the answer for PAYMENT_PROVIDER decides whether Stripe's keys are asked.
+    // In the order of the list, so that the answer for PAYMENT_PROVIDER decides whether Stripe's or Mollie's keys are asked.
     let provider = vars.PAYMENT_PROVIDER;
     for (const spec of missing) {
-      const required = spec.need === "required" || (spec.name.startsWith("STRIPE_") && provider === "stripe");
+      const required =
+        spec.need === "required" || (spec.name.startsWith("STRIPE_") && provider === "stripe") || (spec.name.startsWith("MOLLIE_") && provider === "mollie");
       if (!required) {
         stillMissing.push(spec);
         continue;

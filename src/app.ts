@@ -31,6 +31,7 @@ import { reportsRoutes } from "./features/reports/reports.routes";
 import { scanKeySyncRoutes, scansRoutes } from "./features/scanning/scans.routes";
 import { scanKeysRoutes } from "./features/catalogue/scan-keys.routes";
 import { bulkRefundsRoutes, orderRefundRoutes } from "./features/payments/refunds.routes";
+import { mollieWebhooksRoutes } from "./features/payments/mollie-webhooks.routes";
 import { stripeWebhooksRoutes } from "./features/payments/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./features/payments/test-payments.routes";
 import { ticketDownloadsRoutes } from "./features/tickets/ticket-downloads.routes";
@@ -61,6 +62,7 @@ export function buildApp() {
   app.route(`${API_BASE}/tickets`, ticketDownloadsRoutes);
   app.route(`${API_BASE}/invoices`, invoicesRoutes);
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
+  app.route(`${API_BASE}/payments/mollie`, mollieWebhooksRoutes);
   // Scans carry a scan key, not the service key, in X-EVT-API-KEY (decisions.md 13).
   app.route(`${API_BASE}/scans`, scansRoutes);
   app.route(`${API_BASE}/scan-keys`, scanKeySyncRoutes);

@@ -116,10 +116,13 @@ const schema = z.object({
         .filter(Boolean),
     ),
   // No default (decisions.md 14): a deployment that forgot its provider must not hand out paid tickets for free.
-  PAYMENT_PROVIDER: z.preprocess((s) => (s === "" ? undefined : s), z.enum(["test", "stripe"]).optional()),
+  PAYMENT_PROVIDER: z.preprocess((s) => (s === "" ? undefined : s), z.enum(["test", "stripe", "mollie"]).optional()),
   STRIPE_API_URL: z.string().default("https://api.stripe.com"),
   STRIPE_SECRET_KEY: optionalSecret,
   STRIPE_WEBHOOK_SECRET: optionalSecret,
+  // Mollie's Payments API v2 (decisions.md 15 "Selling like the peers"): an API key of the website profile.
+  MOLLIE_API_URL: z.string().default("https://api.mollie.com"),
+  MOLLIE_API_KEY: optionalSecret.refine((s) => s === undefined || /^(test|live)_\w+$/.test(s), "must be a Mollie API key (test_... or live_...)"),
   RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
   RECAPTCHA_SECRET: optionalSecret,
   // Public: the shop page's reCAPTCHA widget shows it (decisions.md 15 "The box office"); without it no widget.
@@ -153,10 +156,11 @@ export interface Config {
   orderingKey: string | null;
   corsOrigins: readonly string[];
   /** null: none configured, so orders that need payment are refused (503) and the readiness check says so. */
-  paymentProvider: "test" | "stripe" | null;
+  paymentProvider: "test" | "stripe" | "mollie" | null;
   /** Settings a working deployment needs that are missing, by name: the service runs, but `/health` answers 503. */
   incomplete: readonly string[];
   stripe: { apiUrl: string; secretKey: string; webhookSecret: string };
+  mollie: { apiUrl: string; apiKey: string };
   /** reCAPTCHA v2 or Turnstile (the same verify protocol): the verify URL picks which. */
   captcha: { verifyUrl: string; secret: string; siteKey: string };
   /** The service's own origin for every link in emails and pages (decisions.md 15); "" when not set. */
@@ -199,6 +203,7 @@ export function loadConfig(env: Env): Config {
       path: ["STRIPE_SECRET_KEY"],
       message: "and STRIPE_WEBHOOK_SECRET are required for the stripe provider",
     })
+    .refine((v) => v.PAYMENT_PROVIDER !== "mollie" || v.MOLLIE_API_KEY !== undefined, { path: ["MOLLIE_API_KEY"], message: "is required for the mollie provider" })
     .safeParse(env);
   if (!parsed.success) throw new ConfigError([...new Set(parsed.error.issues.map((i) => i.path.join(".")))]);
   const v = parsed.data;
@@ -220,6 +225,7 @@ export function loadConfig(env: Env): Config {
     paymentProvider: v.PAYMENT_PROVIDER ?? null,
     incomplete: incompleteSettings(v.PAYMENT_PROVIDER, v.PUBLIC_URL, v.ALLOW_HTTP_OUTBOUND),
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
+    mollie: { apiUrl: v.MOLLIE_API_URL.replace(/\/+$/, ""), apiKey: v.MOLLIE_API_KEY ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "", siteKey: v.RECAPTCHA_SITE_KEY },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
     bulkBatchSize: v.BULK_BATCH_SIZE,

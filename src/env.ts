@@ -39,6 +39,8 @@ export interface Env {
   STRIPE_API_URL?: string;
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
+  MOLLIE_API_URL?: string;
+  MOLLIE_API_KEY?: string;
   RECAPTCHA_SECRET?: string;
   RECAPTCHA_SITE_KEY?: string;
   TICKET_SIGNING_KEYS?: string;

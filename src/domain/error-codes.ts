@@ -109,6 +109,7 @@ export const ERROR_CODES = {
   // Payments (decisions.md 14, 15 "Payments are matched, not trusted").
   rest_payment_unavailable: { status: 503, message: "No payment provider is configured" },
   payment_signature_invalid: { status: 400, message: "The Stripe-Signature header does not verify this body." },
+  payment_provider_unavailable: { status: 503, message: "The payment provider could not be reached to check the payment; send the notice again later." },
 
   // The waiting list (decisions.md 15 "Selling like the peers").
   waiting_list_closed: { status: 400, message: "This event has no waiting list" },

@@ -33,6 +33,7 @@ const PUBLIC = [
   /^\/ticketing\/v1\/orders\/\{[^}]+\}\/\{[^}]+\}\/status$/,
   /^\/ticketing\/v1\/pay\/test\//,
   /^\/ticketing\/v1\/payments\/stripe\//,
+  /^\/ticketing\/v1\/payments\/mollie\//,
   /^\/ticketing\/v1\/console\/session$/,
 ];
 
@@ -113,7 +114,7 @@ const TAGS: Readonly<Record<string, string>> = {
   pay: "The no-money test provider's checkout page (`PAYMENT_PROVIDER=test`).",
   tickets: "An order's e-tickets: download and personalisation, by the order's capability.",
   invoices: "An order's invoice, by the order's capability.",
-  payments: "Notices from the payment provider (Stripe), signed by it.",
+  payments: "Notices from the payment provider: Stripe's, signed by it; Mollie's, which name a payment that is then fetched from Mollie.",
   scans: "Door scanning with a scan key: scan a ticket, its history, the offline list of valid and revoked tickets.",
   "scan-keys": "What a door phone keeps: the keys that verify signed ticket codes and its own key's settings.",
   shop: "The box office: an event's shop page and its form post, and an order's page; HTML, no key.",

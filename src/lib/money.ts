@@ -31,3 +31,15 @@ export function centsToDecimal(cents: number): string {
   const abs = Math.abs(cents);
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
 }
+
+const TWO_DECIMALS = /^(0|[1-9]\d{0,12})\.(\d{2})$/;
+
+/**
+ * Integer cents of an amount written exactly as a plain number with two decimals ("12.50"), as payment providers
+ * write amounts (Mollie's `amount.value`); null for anything else ("12.5", "1e3", "-1.00", " 1.00").
+ */
+export function exactCents(text: unknown): number | null {
+  if (typeof text !== "string") return null;
+  const m = TWO_DECIMALS.exec(text);
+  return m ? Number(m[1]) * 100 + Number(m[2]) : null;
+}

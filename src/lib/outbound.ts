@@ -16,6 +16,11 @@ export interface OutboundOptions {
    * resolves to a refused address (decisions.md 15); none: names are judged by their spelling only.
    */
   resolverUrl?: string | null;
+  /**
+   * How much of the answer's body is kept (4096 characters unless set): a caller that reads the answer as a whole
+   * (a payment provider's JSON resource) keeps more than a recorded exchange needs.
+   */
+  answerChars?: number;
 }
 
 /**
@@ -62,7 +67,7 @@ export async function exchange(
     const body = await res.text();
     return {
       request,
-      response: { code: res.status, message: res.statusText, headers: headersOf(res.headers), body: body.slice(0, KEPT_BODY) },
+      response: { code: res.status, message: res.statusText, headers: headersOf(res.headers), body: body.slice(0, options.answerChars ?? KEPT_BODY) },
       durationMs: Date.now() - started,
       error: null,
     };

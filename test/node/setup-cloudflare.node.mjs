@@ -203,6 +203,20 @@ describe("npm run setup:cloudflare", () => {
     assert.doesNotMatch(second.stdout, /required\)/);
   });
 
+  test("PAYMENT_PROVIDER mollie asks for MOLLIE_API_KEY (not Stripe's keys) and refuses a key that is not Mollie's", () => {
+    const p = project();
+    // The five generated or default secrets, mollie, PUBLIC_URL; then MOLLIE_API_KEY: a Stripe key first (refused), a
+    // Mollie test key second.
+    const first = ok(setup(p, ["--interactive"], { input: "\n\n\n\n\nmollie\nhttps://ticketing.example.workers.dev\nsk_test_x\ntest_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM\n" }));
+    const puts = first.calls.filter((c) => command(c).startsWith("secret put")).map((c) => c.argv[2]);
+    assert.deepEqual(puts, [...REQUIRED_SECRETS, "PAYMENT_PROVIDER", "PUBLIC_URL", "MOLLIE_API_KEY"]);
+    assert.match(first.stdout, /MOLLIE_API_KEY must be a Mollie API key/);
+    const secrets = state(p).workers.ticketing.secrets;
+    assert.equal(secrets.PAYMENT_PROVIDER, "mollie");
+    assert.equal(secrets.MOLLIE_API_KEY, "test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM");
+    assert.ok(!first.stdout.includes("test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM"), "the key is not printed");
+  });
+
   test("PUBLIC_URL (decisions.md 15): --public-url stores it, a custom domain gives it, an environment's [vars] hold it; a bad one is refused", () => {
     // Stored as a secret: the top level's [vars] are also local development's and the tests', whose links must
     // follow the request's host.

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { handleMollie } from "./mollie-api";
 import { quietExpectedRuntimeLines } from "./quiet-runtime";
 
 /**
@@ -47,6 +48,8 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://stub");
   const body = await readBody(req);
+  // Mollie's Payments API v2, stateful per account (test/stubs/mollie-api.ts).
+  if (await handleMollie(req, res, url, body)) return;
   const control = /^\/control\/([\w.-]+)(\/requests)?$/.exec(url.pathname);
   if (control) {
     const name = control[1]!;

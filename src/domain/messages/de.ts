@@ -232,6 +232,7 @@ export const de: Catalogue = {
     coupon_max_amount: "Dieser Rabattcode gilt für einen niedrigeren Betrag.",
     rest_payment_unavailable: "Bezahlen ist gerade nicht möglich.",
     payment_signature_invalid: "Die Zahlungsnachricht konnte nicht geprüft werden.",
+    payment_provider_unavailable: "Der Zahlungsanbieter war nicht erreichbar; bitte versuchen Sie es später erneut.",
     tickets_not_found: "Diese Bestellung hat noch keine Tickets.",
     tickets_not_personalised: "Jedes Ticket braucht einen Namen, bevor die Tickets heruntergeladen werden können.",
     ticket_already_personalised: "Dieses Ticket hat bereits einen Namen.",

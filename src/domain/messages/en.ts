@@ -227,6 +227,7 @@ export const en = {
     coupon_max_amount: "This discount code allows a lower amount.",
     rest_payment_unavailable: "Paying is not possible right now.",
     payment_signature_invalid: "The payment message could not be verified.",
+    payment_provider_unavailable: "The payment provider could not be reached; please try again later.",
     tickets_not_found: "This order has no tickets yet.",
     tickets_not_personalised: "Every ticket needs a name before the tickets can be downloaded.",
     ticket_already_personalised: "This ticket already has a name.",

@@ -231,6 +231,7 @@ export const es: Catalogue = {
     coupon_max_amount: "Este código de descuento admite un importe menor.",
     rest_payment_unavailable: "Ahora mismo no es posible pagar.",
     payment_signature_invalid: "No se ha podido verificar el mensaje de pago.",
+    payment_provider_unavailable: "No se ha podido contactar con el proveedor de pagos; vuelve a intentarlo más tarde.",
     tickets_not_found: "Este pedido todavía no tiene entradas.",
     tickets_not_personalised: "Cada entrada necesita un nombre antes de poder descargar las entradas.",
     ticket_already_personalised: "Esta entrada ya tiene un nombre.",

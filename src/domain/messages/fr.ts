@@ -232,6 +232,7 @@ export const fr: Catalogue = {
     coupon_max_amount: "Ce code de réduction vaut pour un montant plus bas.",
     rest_payment_unavailable: "Le paiement n’est pas possible pour le moment.",
     payment_signature_invalid: "Le message de paiement n’a pas pu être vérifié.",
+    payment_provider_unavailable: "Le prestataire de paiement n’a pas pu être joint ; veuillez réessayer plus tard.",
     tickets_not_found: "Cette commande n’a pas encore de billets.",
     tickets_not_personalised: "Chaque billet doit porter un nom avant que les billets puissent être téléchargés.",
     ticket_already_personalised: "Ce billet porte déjà un nom.",

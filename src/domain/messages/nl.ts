@@ -231,6 +231,7 @@ export const nl: Catalogue = {
     coupon_max_amount: "Deze kortingscode geldt voor een lager bedrag.",
     rest_payment_unavailable: "Betalen is nu niet mogelijk.",
     payment_signature_invalid: "Het betalingsbericht kon niet worden gecontroleerd.",
+    payment_provider_unavailable: "De betaalprovider was niet bereikbaar; probeer het later opnieuw.",
     tickets_not_found: "Deze bestelling heeft nog geen tickets.",
     tickets_not_personalised: "Elk ticket heeft een naam nodig voordat de tickets kunnen worden gedownload.",
     ticket_already_personalised: "Dit ticket heeft al een naam.",

@@ -21,6 +21,9 @@ export interface PaymentProvider {
   readonly name: string;
   startCheckout(deps: Deps, group: CheckoutGroup): Promise<{ checkoutUrl: string; paymentId: string }>;
   expireCheckout(deps: Deps, paymentId: string): Promise<void>;
-  /** `idempotencyKey`: the same refund asked twice moves the money once (the provider remembers the key). */
-  refund(deps: Deps, paymentId: string, amountCents: number, idempotencyKey?: string): Promise<{ ok: true } | { ok: false; message: string }>;
+  /**
+   * `currency`: the order's (ISO 4217). `idempotencyKey`: the same refund asked twice moves the money once (the
+   * provider remembers the key).
+   */
+  refund(deps: Deps, paymentId: string, amountCents: number, currency: string, idempotencyKey?: string): Promise<{ ok: true } | { ok: false; message: string }>;
 }

@@ -2,6 +2,7 @@ import { API_BASE } from "../../config";
 import { fail } from "../../domain/errors";
 import type { Deps } from "../../platform/deps";
 import type { PaymentProvider } from "./payment-provider";
+import { mollieProvider } from "./mollie";
 import { stripeProvider } from "./stripe";
 
 /** The test provider's checkout of payment group `uid`: its own record of it, as its page knows it. */
@@ -35,12 +36,16 @@ export function providerForEvent(deps: Deps, event: { testPaymentsNeeded: boolea
       return testProvider;
     case "stripe":
       return stripeProvider;
+    case "mollie":
+      return mollieProvider;
     case null:
       throw fail.rest_payment_unavailable();
   }
 }
 
-/** The provider a payment went through, told by its id (`test_...` for the test provider). */
+/** The provider a payment went through, told by its id (`test_...` the test provider, `tr_...` Mollie's payments). */
 export function providerOfPayment(paymentId: string): PaymentProvider {
-  return paymentId.startsWith("test_") ? testProvider : stripeProvider;
+  if (paymentId.startsWith("test_")) return testProvider;
+  if (paymentId.startsWith("tr_")) return mollieProvider;
+  return stripeProvider;
 }

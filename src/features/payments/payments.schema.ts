@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { answers, type RouteDoc } from "../../http/route-docs";
 
-/** The payment pages and notices (decisions.md 5.3, 12, 13): no key; the order's uid or Stripe's signature is the capability. */
+/** The payment pages and notices (decisions.md 5.3, 12, 13, 15): no key; the order's uid, Stripe's signature, or Mollie's own record fetched with our key is the capability. */
 export const paymentsApi = {
   testPage: {
     operationId: "getTestPaymentPage",
@@ -26,5 +26,17 @@ export const paymentsApi = {
     },
     success: answers.ok(z.object({ received: z.literal(true) }), "Acknowledged."),
     errors: { "400": "`payment_signature_invalid`: `Stripe-Signature` does not verify this body (forged, or too old)." },
+  },
+  mollieWebhook: {
+    operationId: "receiveMollieNotice",
+    summary: "Mollie's payment notices",
+    description:
+      "No API key. Mollie calls this with a form body (`application/x-www-form-urlencoded`) `id=tr_...` whenever a payment changes (the URL is sent with each payment). Nothing in the request is trusted: the payment is fetched from Mollie with the API key, and its status acts on the payment group in its `metadata.payment_group` (`paid` pays; `canceled` and `expired` cancel; `failed` fails; `open`, `pending` and `authorized` change nothing) only when it is the group's own: its id the payment stored for the group, its `amount` the group's total and currency. A payment that does not match changes nothing, is logged (`Payment`) and is acknowledged all the same, as is an id Mollie does not know. A deployment without `MOLLIE_API_KEY` acknowledges every notice without calling Mollie.",
+    success: answers.ok(z.object({ received: z.literal(true) }), "Acknowledged (also for an id Mollie does not know, and for a payment of no group of ours)."),
+    errors: {
+      "400": "`rest_invalid_param`: the body is not one form field `id` holding a Mollie payment id.",
+      "503":
+        "`payment_provider_unavailable` with `Retry-After`: Mollie could not be reached (or answered 5xx) to fetch the payment; nothing changed, and Mollie sends the notice again.",
+    },
   },
 } satisfies Record<string, RouteDoc>;

@@ -116,7 +116,7 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
   try {
     seats = await holdStock(deps, order.uid, plan);
   } catch {
-    const refund = await providerOfPayment(paymentId).refund(deps, paymentId, order.totalCents);
+    const refund = await providerOfPayment(paymentId).refund(deps, paymentId, order.totalCents, order.currency);
     const amount = `${centsToDecimal(order.totalCents)} ${order.currency}`;
     if (!refund.ok) {
       await writeLog(deps, {

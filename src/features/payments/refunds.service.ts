@@ -79,7 +79,10 @@ export async function refundOrder(deps: Deps, orderId: number, amountCents: numb
   const amount = Math.min(amountCents, claimed.totalCents);
   const money = `${centsToDecimal(amount)} ${claimed.currency}`;
   // Nothing to give back (the cost took it all): the order is refunded without asking the provider, which refuses 0.
-  const result = amount === 0 ? ({ ok: true } as const) : await providerOfPayment(claimed.paymentId).refund(deps, claimed.paymentId, amount, `refund-${claimed.uid}`);
+  const result =
+    amount === 0
+      ? ({ ok: true } as const)
+      : await providerOfPayment(claimed.paymentId).refund(deps, claimed.paymentId, amount, claimed.currency, `refund-${claimed.uid}`);
   if (!result.ok) {
     await db.update(orders).set({ refundStartedAt: null }).where(eq(orders.id, orderId));
     await writeLog(deps, {

@@ -70,7 +70,8 @@ export const stripeProvider: PaymentProvider = {
   async expireCheckout(deps, paymentId) {
     if (paymentId.startsWith("cs_")) await call(deps, `/v1/checkout/sessions/${encodeURIComponent(paymentId)}/expire`, {});
   },
-  async refund(deps, paymentId, amountCents, idempotencyKey) {
+  async refund(deps, paymentId, amountCents, _currency, idempotencyKey) {
+    // The payment intent's currency is the refund's: Stripe takes no other.
     const key = paymentId.startsWith("pi_") ? "payment_intent" : "charge";
     const result = await call(deps, "/v1/refunds", { [key]: paymentId, amount: String(amountCents) }, idempotencyKey);
     return result.ok ? { ok: true } : { ok: false, message: result.error };
