@@ -138,12 +138,16 @@ function offerEmail(deps: Deps, event: EventRow, entry: WaitingEntry, token: str
 export async function openOffer(deps: Deps, eventId: number, token: string): Promise<WaitingEntry> {
   const found = /^[A-Za-z0-9]{32}$/.test(token)
     ? await deps.db
-        .select({ entry: waitingList, ticketTypeName: ticketTypes.name })
+        .select()
         .from(waitingList)
-        .leftJoin(ticketTypes, and(eq(ticketTypes.eventId, waitingList.eventId), eq(ticketTypes.id, waitingList.ticketTypeId)))
         .where(and(eq(waitingList.tokenHash, await sha256Hex(token)), eq(waitingList.eventId, eventId)))
         .get()
     : undefined;
-  if (found?.entry.state !== "offered" || (found.entry.offerExpiresAt ?? 0) <= deps.now()) throw fail.waiting_list_offer_invalid();
-  return { ...found.entry, ticketTypeName: found.ticketTypeName, orderId: null };
+  if (found?.state !== "offered" || (found.offerExpiresAt ?? 0) <= deps.now()) throw fail.waiting_list_offer_invalid();
+  const type = await deps.db
+    .select({ name: ticketTypes.name })
+    .from(ticketTypes)
+    .where(and(eq(ticketTypes.eventId, eventId), eq(ticketTypes.id, found.ticketTypeId)))
+    .get();
+  return { ...found, ticketTypeName: type?.name ?? null, orderId: null };
 }

@@ -108,13 +108,14 @@ export async function listWaitingList(deps: Deps, eventId: number, q: PageReques
   return { rows: rows.map(asEntry), total: total?.n ?? 0 };
 }
 
+/** Subqueries, not joins: D1 answers rows keyed by column name, where a join's `name` or `id` would collide. */
+const typeNameOf = sql<
+  string | null
+>`(SELECT ${ticketTypes.name} FROM ${ticketTypes} WHERE ${ticketTypes.eventId} = ${waitingList.eventId} AND ${ticketTypes.id} = ${waitingList.ticketTypeId})`;
+const orderIdOf = sql<number | null>`(SELECT ${orders.id} FROM ${orders} WHERE ${orders.uid} = ${waitingList.orderUid})`;
+
 function entriesQuery({ db }: Deps) {
-  return db
-    .select({ entry: waitingList, ticketTypeName: ticketTypes.name, orderId: orders.id })
-    .from(waitingList)
-    .leftJoin(ticketTypes, and(eq(ticketTypes.eventId, waitingList.eventId), eq(ticketTypes.id, waitingList.ticketTypeId)))
-    .leftJoin(orders, eq(orders.uid, waitingList.orderUid))
-    .$dynamic();
+  return db.select({ entry: waitingList, ticketTypeName: typeNameOf, orderId: orderIdOf }).from(waitingList).$dynamic();
 }
 
 const asEntry = (r: { entry: EntryRow; ticketTypeName: string | null; orderId: number | null }): WaitingEntry => ({
