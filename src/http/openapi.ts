@@ -272,7 +272,7 @@ function failures(key: string, chain: Chain, docs: MiddlewareDoc[], routeDoc: Ro
   const out: Record<string, Json> = {};
   for (const status of [...new Set([...described.keys(), ...Object.keys(noted)])].sort()) {
     if (status.startsWith("2")) continue;
-    const headerNames = [...new Set(docs.flatMap((d) => d.errorHeaders?.[status] ?? []))];
+    const headerNames = [...new Set([...docs.flatMap((d) => d.errorHeaders?.[status] ?? []), ...(routeDoc?.errorHeaders?.[status] ?? [])])];
     const own = ownBodies.get(status);
     out[status] = {
       description: noted[status] ?? described.get(status)!.join("\n\n"),

@@ -71,6 +71,8 @@ export interface RouteDoc {
   errors?: Readonly<Record<string, Failure>>;
   /** Request headers the route itself reads. */
   headers?: Readonly<Record<string, RequestHeader>>;
+  /** Headers the route itself sends with some of its failures, by status. */
+  errorHeaders?: Readonly<Record<string, readonly ResponseHeader[]>>;
 }
 
 /** What a middleware adds to every route it runs before. */

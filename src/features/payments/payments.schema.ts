@@ -38,5 +38,6 @@ export const paymentsApi = {
       "503":
         "`payment_provider_unavailable` with `Retry-After`: Mollie could not be reached (or answered 5xx) to fetch the payment; nothing changed, and Mollie sends the notice again.",
     },
+    errorHeaders: { "503": ["Retry-After"] },
   },
 } satisfies Record<string, RouteDoc>;

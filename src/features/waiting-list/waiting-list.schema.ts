@@ -89,7 +89,13 @@ export const waitingListApi = {
     description: "In the order the entries joined, paged, each with its state.",
     success: answers.collection(entryView),
   },
-  get: { operationId: "getWaitingListEntry", summary: "Get a waiting-list entry", description: "", success: answers.ok(entryView), errors: ENTRY_404 },
+  get: {
+    operationId: "getWaitingListEntry",
+    summary: "Get a waiting-list entry",
+    description: "The entry with its state; an entry deleted by the organiser is gone.",
+    success: answers.ok(entryView),
+    errors: ENTRY_404,
+  },
   delete: {
     operationId: "deleteWaitingListEntry",
     summary: "Delete a waiting-list entry",

@@ -13,6 +13,7 @@ import { criteria } from "../../helpers/bulk";
 import { emailedConfirmLink } from "../../helpers/orders";
 import { asExample, type CheckedAnswer, checkAnswer, fieldDifferences, type Json, operationKey, pointer, registerDocument, validAt } from "../../helpers/openapi";
 import { stripeEnv, stripeSignature } from "../../helpers/stripe";
+import { mollieAccount } from "../../helpers/mollie";
 import { programStub, stubUrl, waitForRequests } from "../../helpers/stubs";
 import { makePdf, upload } from "../../helpers/uploads";
 
@@ -270,6 +271,21 @@ describe("every route answers as the OpenAPI document says", () => {
       return res;
     });
 
+    // Mollie's notice names only a payment id; one Mollie does not know is acknowledged, and a body without one is refused.
+    const mollie = await mollieAccount();
+    const mollieCall = (body: string) => async (path: string) => {
+      const req = new Request(`${BASE}${path}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body });
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(req, mollie.env(), ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    await hit("POST /payments/mollie/webhook", {}, mollieCall("id=tr_unknownPayment"));
+    await miss("POST /payments/mollie/webhook", 400, {}, mollieCall("id=abc"));
+    await mollie.down(503);
+    await miss("POST /payments/mollie/webhook", 503, {}, mollieCall("id=tr_unknownPayment"));
+    await mollie.down(null);
+
     const rsvp = await expectJson(
       call("POST", "/admin/events", {
         body: { event_name: unique("RSVP "), confirmation_emails_needed: true, email_confirmation: { subject: "You are on the list", body: "<p>See you</p>" } },
@@ -283,6 +299,20 @@ describe("every route answers as the OpenAPI document says", () => {
     );
     const token = (await emailedConfirmLink(booked.id)).split("/").pop()!;
     await hit("GET /orders/confirm/{token}", { token }, browser("GET"));
+  });
+
+  it("the waiting list: joining a sold-out type, the organiser's list and a delete", async () => {
+    const event = await expectJson(call("POST", "/admin/events", { body: { event_name: unique("Waiting "), waiting_list_needed: true } }), 201);
+    const type = await expectJson(call("POST", `/admin/events/${event.id}/ticket-types`, { body: { name: "Standing", price: 10, stock_control: true, stock: 0 } }), 201);
+    const entry = await hit(
+      "POST /events/{id}/waiting-list",
+      { id: event.id },
+      { ...shop, body: { name: "Wendy Wait", email: address("wait"), ticket_type_id: type.id, count: 2 } },
+    );
+    await miss("POST /events/{id}/waiting-list", 409, { id: event.id }, { ...shop, body: { name: "Wendy Wait", email: entry.email, ticket_type_id: type.id, count: 2 } });
+    await hit("GET /admin/events/{id}/waiting-list", { id: event.id });
+    await hit("GET /admin/events/{id}/waiting-list/{entryId}", { id: event.id, entryId: entry.id });
+    await hit("DELETE /admin/events/{id}/waiting-list/{entryId}", { id: event.id, entryId: entry.id });
   });
 
   it("coupons and bulk coupon emails", async () => {
