@@ -87,11 +87,14 @@ function buildFirstShape(sql: Sql): void {
 }
 
 describe("the event object's storage (numbered migrations)", () => {
-  it("a new object has every table of migration 1 and a _migrations row for it", async () => {
+  it("a new object has every table of every migration and a _migrations row for each", async () => {
     const recorded = await runInDurableObject(freshObject(), (_i: EventObject, state) =>
       state.storage.sql.exec<{ number: number; name: string }>(`SELECT number, name FROM _migrations ORDER BY number`).toArray(),
     );
-    expect(recorded).toEqual([{ number: 1, name: "event_object" }]);
+    expect(recorded).toEqual([
+      { number: 1, name: "event_object" },
+      { number: 2, name: "waiting_list" },
+    ]);
   });
 
   it("an object made before the numbering is brought to the new schema once, every row kept", async () => {
@@ -102,11 +105,14 @@ describe("the event object's storage (numbered migrations)", () => {
       const applied = migrateStorage(state.storage, 1_700_000_009_000);
       return { fresh, migrated: schemaOf(sql), applied, rows: rowsOf(sql) };
     });
-    expect(applied).toEqual([1]);
+    expect(applied).toEqual([1, 2]);
     // The same columns, in the same order, the same indexes and triggers as an object made new.
     expect(migrated).toStrictEqual(fresh);
     expect(rows).toStrictEqual({
-      _migrations: [{ number: 1, name: "event_object", applied_at: 1_700_000_009_000 }],
+      _migrations: [
+        { number: 1, name: "event_object", applied_at: 1_700_000_009_000 },
+        { number: 2, name: "waiting_list", applied_at: 1_700_000_009_000 },
+      ],
       config: [{ id: 1, version: 3, body: '{"version":3}' }],
       reservations: [
         { uid: "uid-taken", type_units: '{"t1":2}', event_units: 2, state: "taken", deadline: null, learn_at: null },
@@ -161,14 +167,17 @@ describe("the event object's storage (numbered migrations)", () => {
         { ticket_id: "TICKETB", seq: 2 },
       ],
       list_meta: [{ id: 1, head: 2 }],
+      // Migration 2: an empty waiting list.
+      waiting: [],
     });
   });
 
   it("an object made by the code just before the numbering keeps its list's counter and changes (no second numbering)", async () => {
     const { before, after, applied, schemaBefore, schemaAfter } = await runInDurableObject(freshObject(), (_i: EventObject, state) => {
       const sql = state.storage.sql;
-      // That code made exactly migration 1's schema, without the bookkeeping.
+      // That code made exactly migration 1's schema, without the bookkeeping (and without the later waiting list).
       sql.exec(`DROP TABLE _migrations`);
+      sql.exec(`DROP TABLE waiting`);
       sql.exec(`INSERT INTO tickets (id, uid, type_name, order_id, name, email, type_id) VALUES ('TICKETX', 'uid-x', 'Regular', 9, 'Xia', 'x@example.com', 't1')`);
       sql.exec(`UPDATE tickets SET name = 'Xia Renamed' WHERE id = 'TICKETX'`);
       const schemaBefore = schemaOf(sql);
@@ -176,12 +185,17 @@ describe("the event object's storage (numbered migrations)", () => {
       const applied = migrateStorage(state.storage, 1_700_000_009_000);
       const after = rowsOf(sql);
       delete after._migrations;
+      delete after.waiting;
       return { before, after, applied, schemaBefore, schemaAfter: schemaOf(sql) };
     });
-    expect(applied).toEqual([1]);
+    expect(applied).toEqual([1, 2]);
     expect(before.list_meta).toEqual([{ id: 1, head: 2 }]);
     expect(after).toStrictEqual(before);
-    expect(schemaAfter).toStrictEqual({ ...schemaBefore, tables: { ...schemaBefore.tables, _migrations: schemaAfter.tables._migrations } });
+    const { _migrations, waiting, ...beforeMigration2 } = schemaAfter.tables;
+    expect(_migrations).toBeDefined();
+    expect(waiting).toBeDefined();
+    const indexesBeforeMigration2 = schemaAfter.indexes.filter((i) => i.tbl_name !== "waiting");
+    expect({ ...schemaAfter, tables: beforeMigration2, indexes: indexesBeforeMigration2 }).toStrictEqual(schemaBefore);
   });
 
   it("running the migrations again changes nothing: no statement, no row", async () => {

@@ -22,6 +22,7 @@ const FLAGS = [
   "webhooks_needed",
   "reload_on_exit_needed",
   "coupons_needed",
+  "waiting_list_needed",
 ] as const;
 
 /** A unique event name that no other name in this file contains (search is a substring match). */
