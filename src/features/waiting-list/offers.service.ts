@@ -94,7 +94,7 @@ function deadlineText(deadlineS: number, timeZone: string, lang: Lang): string {
 }
 
 /** The personal link of an offer: the event's shop page, holding the offer. */
-export function offerLink(deps: Deps, eventId: number, token: string, lang: Lang): string {
+function offerLink(deps: Deps, eventId: number, token: string, lang: Lang): string {
   return `${deps.origin}${API_BASE}/shop/${eventId}?offer=${token}&lang=${lang}`;
 }
 
