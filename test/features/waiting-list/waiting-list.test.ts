@@ -7,6 +7,11 @@ import { emails, waitingList, webhookDeliveries } from "../../../src/db/schema";
 import type { EventObject } from "../../../src/event-object/event.do";
 import { BASE, call, createUser, expectError, expectJson, request, unique } from "../../helpers/api";
 import { programStub, stubUrl } from "../../helpers/stubs";
+import { depsFromEnv } from "../../../src/platform/deps";
+import { sweep } from "../../../src/cron";
+import { deleteWaitingEntry, joinWaitingList } from "../../../src/features/waiting-list/waiting-list.service";
+import type { EventRow } from "../../../src/db/rows";
+import { events } from "../../../src/db/schema";
 import { createEvent, createTicketType, db } from "../../helpers/catalogue";
 
 /**
@@ -231,5 +236,35 @@ describe("the organiser's list", () => {
     await expectError(call("DELETE", `/admin/events/${s.event.id}/waiting-list/${first.id}`, { auth: stranger.credentials }), 403, "rest_forbidden");
     await expectError(call("GET", `/admin/events/${s.event.id}/waiting-list/${first.id}`, { auth: null }), 401, "rest_not_logged_in");
     expect(await states(s.event.id)).toEqual({ One: "waiting", Two: "waiting", Three: "waiting" });
+  });
+});
+
+describe("a crash after the commit", () => {
+  it("loses no join and no delete: the sweep tells the object what the lost call should have", async () => {
+    const s = await soldOut(1);
+    const event = (await db.select().from(events).where(eq(events.id, s.event.id)).get()) as EventRow;
+    // A runtime that dies right after its batch: the work after the answer never runs.
+    const crashed = { ...depsFromEnv(env, undefined, "http://ticketing.test"), defer: () => {} };
+    const input = { name: "Lost", email: "lost@example.com", ticket_type_id: s.type.id, count: 1 };
+    const lost = await joinWaitingList(crashed, event, input);
+    await joinWaitingList(crashed, event, { ...input, name: "Later", email: "later@example.com" });
+    expect(await lineOf(s.event.id)).toEqual([]);
+    // Within half a minute the sweep leaves it to the call; after it, it tells the object, in the order they joined.
+    const later = (seconds: number) => ({ ...depsFromEnv(env, undefined, "http://ticketing.test"), now: () => Math.floor(Date.now() / 1000) + seconds });
+    await sweep(later(0), 1);
+    expect(await lineOf(s.event.id)).toEqual([]);
+    await sweep(later(31), 1);
+    expect((await lineOf(s.event.id)).map((e) => [e.entryId, e.state])).toEqual([
+      [lost.id, "waiting"],
+      [lost.id + 1, "waiting"],
+    ]);
+    // The unit comes back: the first in line gets it.
+    await deleteOrder(s.orders[0]!);
+    await settlesTo(s.event.id, { Lost: "offered", Later: "waiting" });
+    // The organiser deletes the offered entry and the runtime dies: D1 shows it gone, the object still holds it.
+    await deleteWaitingEntry(crashed, s.event.id, lost.id);
+    expect(await states(s.event.id)).toEqual({ Lost: "deleted", Later: "waiting" });
+    await sweep(later(31), 1);
+    await settlesTo(s.event.id, { Later: "offered" });
   });
 });
