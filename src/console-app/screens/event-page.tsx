@@ -9,6 +9,7 @@ import { EmailList } from "./files";
 import { ScanKeys } from "./keys";
 import { LivePanel } from "./live";
 import { EventOrders, Exports } from "./orders";
+import { WaitingList } from "./waiting-list";
 
 type Event = Schemas["Event"];
 
@@ -26,6 +27,7 @@ const SECTIONS = {
   keys: ScanKeys,
   list: EmailList,
   orders: EventOrders,
+  "waiting-list": WaitingList,
   exports: Exports,
 } satisfies Record<string, (props: SectionProps) => unknown>;
 
@@ -39,6 +41,7 @@ const LABELS: Record<Section, keyof (typeof eventPageText)["en"]> = {
   keys: "scanKeys",
   list: "emailList",
   orders: "orders",
+  "waiting-list": "waitingList",
   exports: "exports",
 };
 

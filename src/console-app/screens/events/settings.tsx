@@ -29,6 +29,7 @@ const FLAGS = [
   "seats_needed",
   "webhooks_needed",
   "reload_on_exit_needed",
+  "waiting_list_needed",
 ] as const satisfies readonly (keyof EventRecord)[];
 
 /** The event as the form would send it: every setting the organiser changes (decisions.md 4). */
@@ -165,7 +166,7 @@ export function EventSettings({ event, reload }: SectionProps) {
         <fieldset>
           <legend>{t.flagsLegend}</legend>
           {FLAGS.map((flag) => (
-            <Check name={flag} label={t[flag]} checked={event[flag]} />
+            <Check name={flag} label={t[flag]} checked={event[flag]} hint={flag === "waiting_list_needed" ? t.waitingListHint : undefined} />
           ))}
         </fieldset>
         <fieldset>
