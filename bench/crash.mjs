@@ -8,7 +8,7 @@
 //      pointed at a receiver this script runs on 127.0.0.1, which records every delivery with its
 //      `X-EVT-Webhook-Delivery-ID`. The fourth event has a waiting list (decisions.md 15 "Selling like the peers"):
 //      its one type is sold out before the load (dashboard orders, and open customer orders left unpaid), and
-//      buyers join its line for 1 or 2 units each;
+//      buyers join its line for 1 or 2 units each, and one group for more than can ever come back;
 //   2. loads it: customer orders (each with its own Idempotency-Key; paid ones pay through the test checkout, a few are
 //      left unpaid on purpose so that they must expire), dashboard orders, and a door scanning the tickets of final
 //      orders; meanwhile units of the waiting-list event come back, spread up to the kill point: the organiser
@@ -76,13 +76,16 @@ const UNPAID_EVERY = 7;
 const HOLD_MINUTES = 1;
 /**
  * The waiting-list event's type: sold out before the load by WAIT_OPEN_ORDERS open customer orders (left unpaid) and
- * dashboard orders, of 2 units each; WAIT_ENTRIES buyers join its line for 1 or 2 units. During the load the
- * organiser deletes WAIT_DELETES of the dashboard orders and WAIT_CANCELS open orders are cancelled at the test
- * checkout; the other open orders expire after the restart: 16 units come back for a line of 17 (counts 2 and 1).
+ * dashboard orders, of 2 units each; WAIT_ENTRIES buyers join its line (1 or 2 units, the last a big group). During
+ * the load the organiser deletes WAIT_DELETES of the dashboard orders and WAIT_CANCELS open orders are cancelled at
+ * the test checkout; the other open orders expire after the restart: 8 to 16 units come back for a line of 11 units
+ * (counts 2 and 1) and one group of WAIT_BIG_GROUP, so that units are often on sale while an entry still waits.
  */
 const WAIT_STOCK = 24;
 const WAIT_OPEN_ORDERS = 4;
-const WAIT_ENTRIES = 11;
+const WAIT_ENTRIES = 8;
+/** The last entry is a group larger than can ever come back: passed over, never in the way of those behind it. */
+const WAIT_BIG_GROUP = 20;
 const WAIT_DELETES = 4;
 const WAIT_CANCELS = 2;
 const POLL_LIMIT_MS = 180_000;
@@ -265,8 +268,8 @@ async function seed(service, receiver) {
 
 /**
  * The waiting-list event: its type sold out by open customer orders (unpaid: they expire, or are cancelled in the
- * load) and dashboard orders (some deleted in the load), then WAIT_ENTRIES buyers in line for 1 or 2 units, joined
- * with the API key as a shop front would. Answers the orders whose units may come back, and the entries.
+ * load) and dashboard orders (some deleted in the load), then WAIT_ENTRIES buyers in line (1 or 2 units, the last
+ * a big group), joined with the API key as a shop front would. Answers the orders whose units may come back, and the entries.
  */
 async function seedWaitingList(service, event) {
   const type = event.types[0];
@@ -291,7 +294,13 @@ async function seedWaitingList(service, event) {
   const langs = ["en", "de", "fr", "nl", "es"];
   const entries = [];
   for (let i = 0; i < WAIT_ENTRIES; i++) {
-    const body = { name: `Waiting ${i}`, email: `crash-wait-${i}@example.com`, ticket_type_id: type.id, count: 2 - (i % 2), lang: langs[i % langs.length] };
+    const body = {
+      name: `Waiting ${i}`,
+      email: `crash-wait-${i}@example.com`,
+      ticket_type_id: type.id,
+      count: i === WAIT_ENTRIES - 1 ? WAIT_BIG_GROUP : 2 - (i % 2),
+      lang: langs[i % langs.length],
+    };
     const r = await call(`${service.url}/events/${event.id}/waiting-list`, { method: "POST", headers: { "X-EVT-API-KEY": service.apiKey }, json: body });
     if (r.status !== 201) throw new Error(`joining the waiting list answered ${r.status || r.error}: ${JSON.stringify(r.body)?.slice(0, 300)}`);
     entries.push(r.body);
