@@ -3,12 +3,17 @@
 // For each kill point (`--kill-at 1,2,2.5,3`, seconds after the load starts; `--quick`: the first one only):
 //   1. starts `wrangler dev` (scripts/local-service.mjs) on a fresh state dir under .wrangler/crash/, with open orders
 //      expiring after a minute (ORDER_HOLD_MINUTES=1) and rate limits off (every client here shares one address);
-//      seeds three events with stock-controlled ticket types, a level-0 scan key each, `emails_needed` (the outbox:
-//      emails are D1 rows) and `webhooks_needed`, and an enabled `order.created` webhook pointed at a receiver this
-//      script runs on 127.0.0.1, which records every delivery with its `X-EVT-Webhook-Delivery-ID`;
+//      seeds four events with stock-controlled ticket types, a level-0 scan key each, `emails_needed` (the outbox:
+//      emails are D1 rows) and `webhooks_needed`, and enabled `order.created` and `waiting_list.offered` webhooks
+//      pointed at a receiver this script runs on 127.0.0.1, which records every delivery with its
+//      `X-EVT-Webhook-Delivery-ID`. The fourth event has a waiting list (decisions.md 15 "Selling like the peers"):
+//      its one type is sold out before the load (dashboard orders, and open customer orders left unpaid), and
+//      buyers join its line for 1 or 2 units each, and one group for more than can ever come back;
 //   2. loads it: customer orders (each with its own Idempotency-Key; paid ones pay through the test checkout, a few are
 //      left unpaid on purpose so that they must expire), dashboard orders, and a door scanning the tickets of final
-//      orders; every answer is recorded (the status and ids, or the connection error);
+//      orders; meanwhile units of the waiting-list event come back, spread up to the kill point: the organiser
+//      deletes some of its dashboard orders and some of its open orders are cancelled at the test checkout (the rest
+//      expire after the restart); every answer is recorded (the status and ids, or the connection error);
 //   3. SIGKILLs the whole process group (wrangler and workerd) at the kill point, restarts on the same state
 //      (`prepare: false`), runs the cron sweep through `--test-scheduled`, sends each order request that died with
 //      the connection once more with its Idempotency-Key, as a client would, and then polls (at most POLL_LIMIT_MS)
@@ -23,8 +28,15 @@
 //                         allowed; two delivery ids for one order are a duplicate);
 //        scans in D1      every scan the door got `status: true` for (before or after the crash) is in D1;
 //        holds/sold       each event's and type's `sold` is the sum of its final orders' tickets, and the order form's
-//                         `remaining` is the stock less the tickets of live orders (no units held for nothing);
-//        expiry           no unpaid order stays open: each expires at its deadline.
+//                         `remaining` is the stock less the tickets of live orders and the units offered to the
+//                         waiting list (no units held for nothing);
+//        expiry           no unpaid order stays open: each expires at its deadline;
+//        waiting list     every unit of the waiting-list type is sold, held by a live open order, offered (entries
+//                         `offered` in D1) or on sale, never two of these: the sum is the stock (below: a unit lost;
+//                         above: counted twice); no entry has two offer emails in the outbox or two
+//                         `waiting_list.offered` delivery ids, and every offered entry has its email and webhook; no
+//                         more units offered than came back; and while units are on sale, no entry they fit is still
+//                         `waiting` (the line comes first).
 // It prints one table per kill point: per check what it looked at, what was lost and duplicated at the end, and the
 // seconds after the restart until it first passed; and how many committed orders reached their client only as a
 // connection error. The exit code is 1 when anything is lost, a check did not pass within HEAL_LIMIT_S of the
@@ -62,6 +74,20 @@ const DOOR_POOL_ORDERS = 10;
 /** Every UNPAID_EVERY-th order that needs payment is left unpaid: those must expire. */
 const UNPAID_EVERY = 7;
 const HOLD_MINUTES = 1;
+/**
+ * The waiting-list event's type: sold out before the load by WAIT_OPEN_ORDERS open customer orders (left unpaid) and
+ * dashboard orders, of 2 units each; WAIT_ENTRIES buyers join its line (1 or 2 units, the last a big group). During
+ * the load the organiser deletes WAIT_DELETES of the dashboard orders and WAIT_CANCELS open orders are cancelled at
+ * the test checkout; the other open orders expire after the restart: 8 to 16 units come back for a line of 11 units
+ * (counts 2 and 1) and one group of WAIT_BIG_GROUP, so that units are often on sale while an entry still waits.
+ */
+const WAIT_STOCK = 24;
+const WAIT_OPEN_ORDERS = 4;
+const WAIT_ENTRIES = 8;
+/** The last entry is a group larger than can ever come back: passed over, never in the way of those behind it. */
+const WAIT_BIG_GROUP = 20;
+const WAIT_DELETES = 4;
+const WAIT_CANCELS = 2;
 const POLL_LIMIT_MS = 180_000;
 const POLL_EVERY_MS = 3_000;
 /** After every check passed, polling goes on this long, so a late duplicate (a re-sent email or webhook) is seen. */
@@ -142,13 +168,14 @@ function startReceiver() {
     req.setEncoding("utf8");
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
-      let orderId = null;
+      let id = null;
       try {
-        orderId = JSON.parse(body).id ?? null;
+        id = JSON.parse(body).id ?? null;
       } catch {
-        // not JSON: recorded without an order
+        // not JSON: recorded without an id
       }
-      deliveries.push({ deliveryId: req.headers["x-evt-webhook-delivery-id"] ?? "", topic: req.headers["x-evt-webhook-topic"] ?? "", orderId, at: Date.now() });
+      // `id` is the payload's: the order's for `order.*`, the entry's for `waiting_list.*`.
+      deliveries.push({ deliveryId: req.headers["x-evt-webhook-delivery-id"] ?? "", topic: req.headers["x-evt-webhook-topic"] ?? "", orderId: id, id, at: Date.now() });
       res.writeHead(200, { "Content-Type": "text/plain" }).end("ok");
     });
   });
@@ -175,6 +202,8 @@ const CATALOGUE = [
     ],
   },
   { key: "talk", name: "Talk (crash)", dashboard: true, types: [{ name: "Free", price: 0, stock: 500 }] },
+  // Sold out before the load, with a waiting list (seedWaitingList); the load's customers and box office leave it be.
+  { key: "gig", name: "Gig (crash)", dashboard: true, waitingList: true, types: [{ name: "Standing", price: 20, stock: WAIT_STOCK }] },
   {
     key: "festival",
     name: "Festival (crash)",
@@ -194,6 +223,7 @@ async function seedEvent(service, spec) {
       emails_needed: true,
       webhooks_needed: true,
       add_dashboard_orders_needed: spec.dashboard,
+      waiting_list_needed: spec.waitingList ?? false,
       email: { subject: "Your tickets", body: "" },
     })
   ).body;
@@ -212,10 +242,13 @@ function ticketsBody(event, counts) {
 }
 
 async function seed(service, receiver) {
-  const hook = (await admin(service, "POST", "/admin/webhooks", { name: "crash receiver", url: receiver.url, secret: "crash-test-secret", topic: "order.created" })).body;
-  await admin(service, "PUT", `/admin/webhooks/${hook.id}`, { enabled: true });
+  for (const topic of ["order.created", "waiting_list.offered"]) {
+    const hook = (await admin(service, "POST", "/admin/webhooks", { name: `crash receiver ${topic}`, url: receiver.url, secret: "crash-test-secret", topic })).body;
+    await admin(service, "PUT", `/admin/webhooks/${hook.id}`, { enabled: true });
+  }
   const events = {};
   for (const spec of CATALOGUE) events[spec.key] = await seedEvent(service, spec);
+  const waiting = await seedWaitingList(service, events.gig);
   const concert = events.concert;
   const pool = [];
   for (let i = 0; i < DOOR_POOL_ORDERS; i++) {
@@ -227,9 +260,52 @@ async function seed(service, receiver) {
   // The seeded orders' emails and webhooks settle before the load, so that whatever is lost was lost to the crash.
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(250)) {
     const emails = await allPages(service, "/admin/emails");
-    if (emails.length >= DOOR_POOL_ORDERS && emails.every((e) => e.status === "sent") && receiver.deliveries.length >= DOOR_POOL_ORDERS) break;
+    const orderEmails = DOOR_POOL_ORDERS + waiting.dashboard.length;
+    if (emails.length >= orderEmails && emails.every((e) => e.status === "sent") && receiver.deliveries.length >= orderEmails) break;
   }
-  return { events, byId: new Map(Object.values(events).map((e) => [e.id, e])), pool };
+  return { events, byId: new Map(Object.values(events).map((e) => [e.id, e])), pool, waiting };
+}
+
+/**
+ * The waiting-list event: its type sold out by open customer orders (unpaid: they expire, or are cancelled in the
+ * load) and dashboard orders (some deleted in the load), then WAIT_ENTRIES buyers in line (1 or 2 units, the last
+ * a big group), joined with the API key as a shop front would. Answers the orders whose units may come back, and the entries.
+ */
+async function seedWaitingList(service, event) {
+  const type = event.types[0];
+  const open = [];
+  for (let i = 0; i < WAIT_OPEN_ORDERS; i++) {
+    const email = `crash-wait-open-${i}@example.com`;
+    const r = await call(`${service.url}/events/${event.id}/orders`, {
+      method: "POST",
+      headers: { "X-EVT-API-KEY": service.apiKey, "Idempotency-Key": `crash-wait-open-${i}-${Date.now()}` },
+      json: { name: `Open ${i}`, email, tickets: ticketsBody(event, { [type.name]: 2 }) },
+      retry: () => true,
+    });
+    if (r.status !== 201 || !r.body.payment)
+      throw new Error(`an open order of the waiting-list event answered ${r.status || r.error}: ${JSON.stringify(r.body)?.slice(0, 300)}`);
+    open.push({ orderId: r.body.id, uid: r.body.uid, units: 2 });
+  }
+  const dashboard = [];
+  for (let i = 0; i < (WAIT_STOCK - 2 * WAIT_OPEN_ORDERS) / 2; i++) {
+    const body = { event_id: event.id, name: `Box wait ${i}`, email: `crash-wait-box-${i}@example.com`, tickets: ticketsBody(event, { [type.name]: 2 }) };
+    dashboard.push({ orderId: (await admin(service, "POST", "/admin/orders", body)).body.id, units: 2 });
+  }
+  const langs = ["en", "de", "fr", "nl", "es"];
+  const entries = [];
+  for (let i = 0; i < WAIT_ENTRIES; i++) {
+    const body = {
+      name: `Waiting ${i}`,
+      email: `crash-wait-${i}@example.com`,
+      ticket_type_id: type.id,
+      count: i === WAIT_ENTRIES - 1 ? WAIT_BIG_GROUP : 2 - (i % 2),
+      lang: langs[i % langs.length],
+    };
+    const r = await call(`${service.url}/events/${event.id}/waiting-list`, { method: "POST", headers: { "X-EVT-API-KEY": service.apiKey }, json: body });
+    if (r.status !== 201) throw new Error(`joining the waiting list answered ${r.status || r.error}: ${JSON.stringify(r.body)?.slice(0, 300)}`);
+    entries.push(r.body);
+  }
+  return { eventId: event.id, typeId: type.id, open, dashboard, entries, ops: [] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -346,9 +422,40 @@ async function doorScanner(run) {
   }
 }
 
+/**
+ * Units of the waiting-list event come back during the load, spread evenly up to the kill point (the last one races
+ * it): dashboard orders deleted by the organiser, open orders cancelled at the test checkout. Each answer is kept; a
+ * call that died with the runtime is not sent again (what it did or did not commit is what the check looks at).
+ */
+async function unitsBack(run) {
+  const { service, seeded } = run;
+  const w = seeded.waiting;
+  const ops = [];
+  for (let i = 0; i < Math.max(WAIT_DELETES, WAIT_CANCELS); i++) {
+    if (i < WAIT_DELETES) ops.push({ kind: "delete", orderId: w.dashboard[i].orderId });
+    if (i < WAIT_CANCELS) ops.push({ kind: "cancel", orderId: w.open[i].orderId, uid: w.open[i].uid });
+  }
+  // The last one goes just before the kill, so it is in flight when the runtime dies.
+  const every = (run.killAtS * 950) / (ops.length - 1);
+  const start = Date.now();
+  // Each at its own time, not after the one before: under load an answer takes seconds, and all must be sent by then.
+  await Promise.all(
+    ops.map(async (op, i) => {
+      await sleep(i * every);
+      if (run.killed) return;
+      const r =
+        op.kind === "delete"
+          ? await call(`${service.url}/admin/orders/${op.orderId}`, { method: "DELETE", headers: adminHeaders(service) })
+          : await call(`${service.url}/pay/test/${op.uid}`, { method: "POST", form: { action: "cancel" } });
+      w.ops.push({ ...op, sentMs: Math.round(i * every), answeredMs: Date.now() - start, status: r.status, error: r.error ?? r.body?.code ?? null });
+    }),
+  );
+}
+
 function startLoad(run) {
   const stopped = () => run.killed;
   return Promise.all([
+    unitsBack(run),
     inParallel(CUSTOMER_ORDERS, CUSTOMER_CONCURRENCY, stopped, (i) => customer(run, i)),
     inParallel(DASHBOARD_ORDERS, DASHBOARD_CONCURRENCY, stopped, (i) => boxOffice(run, i)),
     ...Array.from({ length: DOOR_SCANNERS }, () => doorScanner(run)),
@@ -415,7 +522,14 @@ async function snapshot(run) {
     const remaining = new Map(form.body.ticket_types.map((t) => [t.id, t.remaining]));
     events.set(event.id, { sold, types, remaining });
   }
-  return { orders, emails, events };
+  const w = seeded.waiting;
+  const entries = await allPages(service, `/admin/events/${w.eventId}/waiting-list`);
+  // Offer emails are about no order (`order_id` 0): the outbox rows of the waiting-list event that carry an offer link.
+  const offerEmails = (emails.get(0) ?? []).filter((e) => e.event_id === w.eventId && e.body.includes(`/shop/${w.eventId}?offer=`));
+  /** Units the waiting list holds now, per type: entries `offered` in D1. */
+  const offeredUnits = new Map();
+  for (const e of entries) if (e.state === "offered") offeredUnits.set(e.ticket_type_id, (offeredUnits.get(e.ticket_type_id) ?? 0) + e.count);
+  return { orders, emails, events, waiting: { entries, offerEmails, offeredUnits } };
 }
 
 const FINAL = new Set(["paid", "dashboard", "booked", "booked - confirmed", "dashboard - confirmed"]);
@@ -557,8 +671,10 @@ function checkHolds(_run, snap) {
     checked += 1;
     for (const t of state.types) {
       compare(`${t.name} sold`, units(FINAL, t.name), t.sold);
-      // Fewer remaining than expected: units held for orders that do not exist (or are no longer live).
-      compare(`${t.name} remaining`, Math.max(0, t.stock - units(LIVE, t.name)), state.remaining.get(t.id));
+      // Fewer remaining than expected: units held for orders that do not exist (or are no longer live). Units offered
+      // to the waiting list are held too, until the offer is used or ends (decisions.md 15 "Selling like the peers").
+      const offered = snap.waiting.offeredUnits.get(t.id) ?? 0;
+      compare(`${t.name} remaining`, Math.max(0, t.stock - units(LIVE, t.name) - offered), state.remaining.get(t.id));
       checked += 1;
     }
   }
@@ -574,6 +690,59 @@ function checkExpiry(run, snap) {
   return { ...outcome(run.everOpen.size, open, []), duplicated: null };
 }
 
+/**
+ * The waiting list (decisions.md 15 "Selling like the peers"): every unit of its type is sold, held by a live open
+ * order, offered or on sale, once. Lost: the sum is below the stock; or an entry offered in D1 without its offer
+ * email or `waiting_list.offered` delivery; or an entry that fits what is on sale still waiting (the line comes
+ * first). Duplicated: the sum above the stock; two offer emails or two delivery ids for one entry; more units offered
+ * than came back (the seeded orders no longer live). Passes only with neither: a sum above the stock can be a moment
+ * between the object freeing units and D1 ending their order, so it must settle like a loss.
+ */
+function checkWaitingList(run, snap) {
+  const w = run.seeded.waiting;
+  const event = snap.events.get(w.eventId);
+  const type = event.types.find((t) => t.id === w.typeId);
+  const orders = [...snap.orders.values()].filter((o) => o.eventId === w.eventId);
+  const units = (statuses) =>
+    orders.filter((o) => statuses.has(o.status)).reduce((n, o) => n + o.lines.filter((l) => l.name === type.name).reduce((m, l) => m + l.number, 0), 0);
+  const sold = units(FINAL);
+  const held = units(new Set(["open"]));
+  const offered = snap.waiting.offeredUnits.get(w.typeId) ?? 0;
+  const onSale = event.remaining.get(w.typeId);
+  const lost = [];
+  const duplicated = [];
+  const sum = sold + held + offered + onSale;
+  const parts = `sold ${sold} + held ${held} + offered ${offered} + on sale ${onSale} = ${sum} of ${type.stock}`;
+  if (sum < type.stock) lost.push(`${type.stock - sum} units: ${parts}`);
+  if (sum > type.stock) duplicated.push(`${sum - type.stock} units: ${parts}`);
+
+  const emailsOf = new Map();
+  for (const e of snap.waiting.offerEmails) emailsOf.set(e.to.toLowerCase(), [...(emailsOf.get(e.to.toLowerCase()) ?? []), e.id]);
+  const hooksOf = new Map();
+  for (const d of run.receiver.deliveries) if (d.topic === "waiting_list.offered") hooksOf.set(d.id, (hooksOf.get(d.id) ?? new Set()).add(d.deliveryId));
+  const everOffered = snap.waiting.entries.filter((e) => e.state !== "waiting");
+  for (const e of everOffered) {
+    const mails = emailsOf.get(e.email.toLowerCase()) ?? [];
+    if (mails.length === 0) lost.push(`entry ${e.id} ${e.state} without its offer email`);
+    if (mails.length > 1) duplicated.push(`entry ${e.id}: offer emails ${mails.join(",")}`);
+    const hooks = hooksOf.get(e.id) ?? new Set();
+    if (hooks.size === 0) lost.push(`entry ${e.id} ${e.state} without its waiting_list.offered delivery`);
+    if (hooks.size > 1) duplicated.push(`entry ${e.id}: deliveries ${[...hooks].join(",")}`);
+  }
+
+  const live = new Set(orders.filter((o) => LIVE.has(o.status)).map((o) => o.id));
+  const cameBack = [...w.open, ...w.dashboard].filter((o) => !live.has(o.orderId)).reduce((n, o) => n + o.units, 0);
+  const offeredEver = everOffered.reduce((n, e) => n + e.count, 0);
+  if (offeredEver > cameBack) duplicated.push(`${offeredEver} units offered, ${cameBack} came back`);
+
+  const passedOver = onSale > 0 ? snap.waiting.entries.filter((e) => e.state === "waiting" && e.count <= onSale) : [];
+  for (const e of passedOver) lost.push(`entry ${e.id} (${e.count}) waiting while ${onSale} on sale`);
+
+  const states = countBy(snap.waiting.entries, (e) => e.state);
+  const note = `${parts}; ${cameBack} came back; entries ${states}`;
+  return { ...outcome(snap.waiting.entries.length, lost, duplicated, { note }), pass: lost.length === 0 && duplicated.length === 0 };
+}
+
 const CHECKS = [
   { id: "orders", label: "orders (answers)", run: checkOrders },
   { id: "door", label: "tickets at door", run: checkDoor },
@@ -582,6 +751,7 @@ const CHECKS = [
   { id: "scans", label: "scans in D1", run: checkScans },
   { id: "holds", label: "holds/sold", run: checkHolds },
   { id: "expiry", label: "expiry", run: checkExpiry },
+  { id: "waiting", label: "waiting list", run: checkWaitingList },
 ];
 
 /** Polls every check until all pass (and stay so for QUIET_MS) or POLL_LIMIT_MS after the restart. */
@@ -706,6 +876,7 @@ function loadSummary(run) {
     `customer orders sent ${customers.length} of ${CUSTOMER_ORDERS} (${countBy(customers, (r) => answerKey(r.answer))}), ${customers.filter((r) => r.unpaidOnPurpose).length} left unpaid on purpose`,
     `payments ${pays.length} (${countBy(pays, (r) => answerKey(r.pay))}); dashboard orders ${box.length} (${countBy(box, (r) => answerKey(r.answer))})`,
     `door scans ${run.doorScans.length} (${countBy(run.doorScans, (s) => (s.admitted ? "admitted" : s.status === 0 ? `error ${s.error}` : (s.error ?? s.status)))})`,
+    `waiting list: ${run.seeded.waiting.entries.length} entries in line; units back in the load: ${countBy(run.seeded.waiting.ops, (o) => `${o.kind} ${answerKey(o)}`) || "none"}`,
   ];
 }
 
@@ -783,6 +954,11 @@ function details(run) {
     requests: run.requests.map((r) => ({ kind: r.kind, i: r.i, event_id: r.eventId, email: r.email, answer: r.answer, pay: r.pay ?? null, retry: r.retry ?? null })),
     door_scans: run.doorScans,
     webhook_deliveries: run.receiver.deliveries.length,
+    waiting_list: {
+      event_id: run.seeded.waiting.eventId,
+      units_back_in_load: run.seeded.waiting.ops,
+      entries: (run.lastSnapshot?.waiting.entries ?? []).map((e) => ({ id: e.id, count: e.count, state: e.state, offered_at: e.offered_at })),
+    },
   };
 }
 
