@@ -137,20 +137,17 @@ function TicketType({ t, data }: { t: TicketTypeView; data: ShopPageData }) {
   const words = messagesFor(lang).shop;
   const control = `ticket_${t.id}`;
   const priceCents = centsOf(t.price);
+  // Through an offer the type takes up to the units held (and the type's own maximum), whatever the form says is left.
+  const offer = offeredHere(t, data) ? data.offer : null;
+  const most = offer ? (t.maximum_to_order > 0 ? Math.min(offer.count, t.maximum_to_order) : offer.count) : t.maximum_to_order;
   const hint =
-    t.maximum_to_order > 0
-      ? format(words.amountHint, { min: Math.max(1, t.minimum_to_order), max: t.maximum_to_order })
+    most > 0
+      ? format(words.amountHint, { min: Math.max(1, t.minimum_to_order), max: most })
       : t.minimum_to_order > 1
         ? format(words.amountHintMin, { min: t.minimum_to_order })
         : "";
   const gone = soldOut(t, data);
-  // Through an offer the type takes up to the units held (and the type's own maximum), whatever the form says is left.
-  const offer = offeredHere(t, data) ? data.offer : null;
-  const max = offer
-    ? String(t.maximum_to_order > 0 ? Math.min(offer.count, t.maximum_to_order) : offer.count)
-    : t.maximum_to_order > 0
-      ? String(t.maximum_to_order)
-      : undefined;
+  const max = most > 0 ? String(most) : undefined;
   const remaining = offer ? offer.count : t.remaining;
   return (
     <div class="ticket-type">

@@ -92,7 +92,9 @@ async function renderShop(c: AppContext, { event, parts, children }: ShopEventPa
   const offer = state.offer ? shownOffer(event, state.offer, lang) : null;
   // An offer's units are held for its entry alone: its page sells them even when the form says sold out.
   const view = offer && read.view.reason === "sold_out" ? { ...read.view, open: true, reason: null } : read.view;
-  const soldOutTypes = parts.types.filter((t) => (remainingOfType(read.remaining, t.id, t.isCounted) ?? 1) <= 0).map((t) => t.id);
+  // The types with nothing left, for the waiting list's form and beside an offer (whose page opens a sold-out form);
+  // otherwise a type shows "sold out" only where the form says so (its remaining shown, or the event sold out).
+  const soldOutTypes = event.waitingListNeeded || offer ? parts.types.filter((t) => (remainingOfType(read.remaining, t.id, t.isCounted) ?? 1) <= 0).map((t) => t.id) : [];
   const listed = event.waitingListNeeded && (view.reason === null || view.reason === "sold_out");
   const recaptchaSiteKey = event.recaptchaNeeded ? deps.config.captcha.siteKey : "";
   // og:url and the JSON-LD's url: PUBLIC_URL when set, else this request's origin (platform/deps.ts).
