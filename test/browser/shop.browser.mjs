@@ -41,6 +41,15 @@ function word(lang, key) {
   return found[1];
 }
 
+/** A word of the waiting list's section of the catalogue in `lang` (src/domain/messages/<lang>.ts). */
+function waitingWord(lang, key) {
+  const text = readFileSync(join(ROOT, "src", "domain", "messages", `${lang}.ts`), "utf8");
+  const section = text.slice(text.indexOf("waitingList: {"));
+  const found = new RegExp(`\\n\\s+${key}: "([^"]*)"`).exec(section);
+  assert.ok(found, `no waitingList.${key} in ${lang}.ts`);
+  return found[1];
+}
+
 /** A test that also notes its failure, so that the state dir is kept for a look. */
 const step = stepsNotingFailure(() => {
   failed = true;
@@ -147,6 +156,17 @@ describe("the shop page in Chromium", { timeout: 5 * 60_000 }, () => {
       const ended = await service.admin("POST", "/admin/events", { event_name: "Last year's fair", end_date: "2020-01-01 00:00:00" });
       ctx.ended = ended.id;
       await service.admin("POST", `/admin/events/${ended.id}/ticket-types`, { name: "Entry", price: 5 });
+
+      // Sold out, with a waiting list: its one unit went to a dashboard order the organiser deletes later.
+      const club = await service.admin("POST", "/admin/events", { event_name: "Club night", waiting_list_needed: true, add_dashboard_orders_needed: true });
+      ctx.club = club.id;
+      ctx.standing = await service.admin("POST", `/admin/events/${club.id}/ticket-types`, { name: "Standing", price: 0, stock_control: true, stock: 1 });
+      ctx.clubOrder = await service.admin("POST", "/admin/orders", {
+        event_id: club.id,
+        name: "Early Bird",
+        email: "early@example.org",
+        tickets: [{ [ctx.standing.id]: 1 }],
+      });
 
       // The organiser's page: embed.js twice (it mounts once), one div now and one added later.
       const embed = `${service.url}/shop/embed.js`;
@@ -370,6 +390,62 @@ describe("the shop page in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.match(frame.url(), /\/shop\/orders\/[0-9A-Za-z]{40}/, "the order page, inside the frame");
     assert.equal(page.url(), `${ctx.siteOrigin}/`, "the organiser's page stays");
     await shot(page, "embed-ordered");
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  step("the waiting list: joined from the keyboard, a unit freed, the offer's email link opened and the tickets bought through it", async () => {
+    const page = await newPage();
+    await page.goto(shopUrl(ctx.club));
+    assert.equal(await page.$("#order-form"), null, "sold out: no order form");
+    assert.equal(await page.$eval("#waiting-list-heading", (h) => h.textContent), waitingWord("en", "heading"));
+    await expectNoAxeViolations(page, "the waiting list's form");
+    await tabTo(page, "waiting_name");
+    await page.keyboard.type("Wanda Wait");
+    await tabTo(page, "waiting_email");
+    await page.keyboard.type("not-an-address");
+    await tabTo(page, "waiting_count");
+    await page.keyboard.press("Tab");
+    const onButton = await page.evaluate(() => document.activeElement?.closest("#waiting-list button") !== null);
+    assert.ok(onButton, "the join button is next in the Tab order");
+    await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+    let state = await formState(page);
+    assert.ok(state.invalid.includes("waiting_email"), JSON.stringify(state));
+    assert.ok(state.fieldErrors["waiting_email-error"], JSON.stringify(state));
+    assert.equal(await page.$eval("#waiting_name", (i) => i.value), "Wanda Wait");
+    await expectNoAxeViolations(page, "the waiting list's errors");
+    await fill(page, "waiting_email", "wanda@example.org");
+    await page.focus("#waiting_count");
+    await page.keyboard.press("Tab");
+    await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+    assert.match(page.url(), /[?&]joined=1/);
+    assert.equal(await page.$eval("#waiting-list-joined-heading", (h) => h.textContent), waitingWord("en", "joinedTitle"));
+    await expectNoAxeViolations(page, "the waiting list's confirmation");
+    await shot(page, "waiting-list-joined");
+
+    // The organiser frees the unit; the first in line gets it, by email with a personal link.
+    await service.admin("DELETE", `/admin/orders/${ctx.clubOrder.id}`);
+    let link = null;
+    for (let i = 0; i < 60 && link === null; i++) {
+      const sent = await service.admin("GET", `/admin/emails?event_id=${ctx.club}&per_page=100`);
+      const mail = sent.find((e) => e.to === "wanda@example.org");
+      const found = mail ? /\/shop\/(\d+\?offer=[A-Za-z0-9]{32}&amp;lang=en)/.exec(mail.body) : null;
+      if (found) link = `${service.url}/shop/${found[1].replace("&amp;", "&")}`;
+      else await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.ok(link, "the offer's email reached the outbox");
+    await page.goto(link);
+    assert.equal(await page.$eval("#offer-heading", (h) => h.textContent), waitingWord("en", "offerTitle"));
+    const email = await page.$eval("#email", (i) => ({ value: i.value, readOnly: i.readOnly }));
+    assert.deepEqual(email, { value: "wanda@example.org", readOnly: true });
+    assert.equal(await page.$eval("#name", (i) => i.value), "Wanda Wait");
+    await expectNoAxeViolations(page, "the offer's page");
+    await shot(page, "waiting-list-offer");
+    await fill(page, `ticket_${ctx.standing.id}`, "1");
+    await Promise.all([page.waitForNavigation(), page.click("#order-form button")]);
+    assert.match(page.url(), /\/shop\/orders\/[0-9A-Za-z]{40}/);
+    state = await formState(page);
+    assert.equal(state.values, null, "the order page, not the form");
     assert.deepEqual(page.errors, []);
     await page.close();
   });

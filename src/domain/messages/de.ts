@@ -56,6 +56,8 @@ export const de: Catalogue = {
     join: "In die Warteliste eintragen",
     joinedTitle: "Sie stehen auf der Warteliste",
     joined: "Wir schreiben an {email}, sobald {count} × {type} bestellt werden können.",
+    // The shop page's confirmation: the redirect proves nothing of the entry, so it names none of it.
+    joinedGeneric: "Wir schreiben Ihnen, sobald die gewünschten Tickets bestellt werden können.",
     offerTitle: "Für Sie reservierte Tickets",
     offer: "{count} × {type} sind bis {deadline} für Sie reserviert. Bestellen Sie sie unten mit {email}.",
     emailSubject: "Tickets für {event} warten auf Sie",

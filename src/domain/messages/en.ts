@@ -57,6 +57,8 @@ export const en = {
     join: "Join the waiting list",
     joinedTitle: "You are on the waiting list",
     joined: "We will email {email} as soon as {count} × {type} can be ordered.",
+    // The shop page's confirmation: the redirect proves nothing of the entry, so it names none of it.
+    joinedGeneric: "We will email you as soon as the tickets you asked for can be ordered.",
     offerTitle: "Tickets held for you",
     offer: "{count} × {type} are held for you until {deadline}. Order them below with {email}.",
     emailSubject: "Tickets for {event} are waiting for you",

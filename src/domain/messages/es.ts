@@ -55,6 +55,8 @@ export const es: Catalogue = {
     join: "Apuntarme a la lista de espera",
     joinedTitle: "Estás en la lista de espera",
     joined: "Escribiremos a {email} en cuanto se puedan pedir {count} × {type}.",
+    // The shop page's confirmation: the redirect proves nothing of the entry, so it names none of it.
+    joinedGeneric: "Te escribiremos en cuanto se puedan pedir las entradas que has solicitado.",
     offerTitle: "Entradas reservadas para ti",
     offer: "{count} × {type} están reservadas para ti hasta el {deadline}. Pídelas abajo con {email}.",
     emailSubject: "Te esperan entradas para {event}",

@@ -56,6 +56,8 @@ export const fr: Catalogue = {
     join: "M’inscrire sur la liste d’attente",
     joinedTitle: "Vous êtes sur la liste d’attente",
     joined: "Nous écrirons à {email} dès que {count} × {type} pourront être commandés.",
+    // The shop page's confirmation: the redirect proves nothing of the entry, so it names none of it.
+    joinedGeneric: "Nous vous écrirons dès que les billets demandés pourront être commandés.",
     offerTitle: "Billets réservés pour vous",
     offer: "{count} × {type} sont réservés pour vous jusqu’au {deadline}. Commandez-les ci-dessous avec {email}.",
     emailSubject: "Des billets pour {event} vous attendent",

@@ -55,6 +55,8 @@ export const nl: Catalogue = {
     join: "Zet me op de wachtlijst",
     joinedTitle: "Je staat op de wachtlijst",
     joined: "We mailen {email} zodra {count} × {type} te bestellen zijn.",
+    // The shop page's confirmation: the redirect proves nothing of the entry, so it names none of it.
+    joinedGeneric: "We mailen je zodra de gevraagde tickets te bestellen zijn.",
     offerTitle: "Tickets voor je vastgehouden",
     offer: "{count} × {type} worden voor je vastgehouden tot {deadline}. Bestel ze hieronder met {email}.",
     emailSubject: "Er liggen tickets voor {event} voor je klaar",

@@ -38,6 +38,9 @@ const orderFormView = named(
     terms: z.string().describe("When not empty, an order must carry `terms_accepted: true`."),
     coupon: z.boolean().describe("The event takes coupons."),
     recaptcha: z.boolean().describe("An order must carry `recaptcha_token`."),
+    waiting_list: z
+      .boolean()
+      .describe('The event keeps a waiting list: a sold-out type can be joined (`POST /events/{id}/waiting-list`; decisions.md 15 "Selling like the peers").'),
     ticket_types: z.array(
       z.object({
         id: z.string(),

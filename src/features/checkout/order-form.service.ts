@@ -63,7 +63,15 @@ export async function orderFormParts(deps: Deps, event: EventRow): Promise<Order
  * event, whether it is open (and why not), and for grouped events the dates of the group. A caller that keeps the
  * event's parts (the shop page, decisions.md 15 "Weight and speed") passes them; what remains is always asked live.
  */
-export async function orderForm(deps: Deps, event: EventRow, kept?: OrderFormParts) {
+export async function orderForm(deps: Deps, event: EventRow, kept?: OrderFormParts): Promise<OrderFormView> {
+  return (await orderFormWithStock(deps, event, kept)).view;
+}
+
+/**
+ * The order form with the stock it was read from: the shop page tells sold-out types from it (its waiting list,
+ * decisions.md 15 "Selling like the peers") without asking the event's object twice.
+ */
+export async function orderFormWithStock(deps: Deps, event: EventRow, kept?: OrderFormParts): Promise<{ view: OrderFormView; remaining: Remaining }> {
   const now = deps.now();
   const [{ types, fields, dates }, remaining] = await Promise.all([kept ?? orderFormParts(deps, event), remainingOf(deps, event)]);
   const reason = closedReason(
@@ -74,7 +82,7 @@ export async function orderForm(deps: Deps, event: EventRow, kept?: OrderFormPar
   );
   const tz = event.timezone;
   const grouped = event.groupType === 1 || event.groupType === 2;
-  return {
+  const view = {
     event_id: event.id,
     event_name: event.eventName,
     event_date: formatOptionalDateTime(event.eventDate, tz),
@@ -88,6 +96,7 @@ export async function orderForm(deps: Deps, event: EventRow, kept?: OrderFormPar
     terms: event.terms,
     coupon: event.couponsNeeded,
     recaptcha: event.recaptchaNeeded,
+    waiting_list: event.waitingListNeeded,
     ticket_types: types.map((t) => ({
       id: t.id,
       name: t.name,
@@ -109,4 +118,5 @@ export async function orderForm(deps: Deps, event: EventRow, kept?: OrderFormPar
         }
       : null,
   } satisfies OrderFormView;
+  return { view, remaining };
 }

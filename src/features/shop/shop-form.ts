@@ -47,6 +47,14 @@ export interface PostedForm {
   token: string | null;
   values: EnteredValues;
   captcha: string;
+  /** The waiting-list offer's token the form orders through (docs/shop.md "The waiting list"); "" when none. */
+  offer: string;
+}
+
+/** A posted form's `form_token`, null when missing or not one `newFormToken` makes. */
+export function formTokenOf(form: URLSearchParams): string | null {
+  const token = form.get("form_token") ?? "";
+  return FORM_TOKEN.test(token) ? token : null;
 }
 
 const TICKET = "ticket_";
@@ -65,8 +73,7 @@ export function readPostedForm(body: string): PostedForm {
   values.coupon = form.get("coupon") ?? "";
   values.termsAccepted = form.get("terms_accepted") === "on";
   values.eventIds = form.getAll("event_ids");
-  const token = form.get("form_token") ?? "";
-  return { token: FORM_TOKEN.test(token) ? token : null, values, captcha: form.get("g-recaptcha-response") ?? "" };
+  return { token: formTokenOf(form), values, captcha: form.get("g-recaptcha-response") ?? "", offer: form.get("offer") ?? "" };
 }
 
 /** A count as typed: empty is none; otherwise digits only (the API's own schema then bounds it). */

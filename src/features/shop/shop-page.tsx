@@ -10,6 +10,7 @@ import { parseWallClock } from "../../lib/time";
 import type { OrderFormView } from "../checkout/customer-orders.schema";
 import type { Control, EnteredValues } from "./shop-form";
 import { ShopLayout } from "./page-layout";
+import { JOIN_CONTROLS, type JoinValues } from "./waiting-list-form";
 
 /** An error shown on the page: beside its control and in the summary, or in the summary only (control null). */
 export interface PageError {
@@ -41,6 +42,29 @@ export interface ShopPageData {
   token: string;
   values: EnteredValues;
   errors: PageError[];
+  /** The ticket types with nothing left to order (the event's object's stock as the form was read). */
+  soldOutTypes: readonly string[];
+  /**
+   * The waiting-list form (docs/shop.md "The waiting list"): shown when the event keeps a waiting list and a type is
+   * sold out; null otherwise. `joined`: the redirect after joining, which proves nothing of the entry.
+   */
+  waitingList: { values: JoinValues; joined: boolean } | null;
+  /** The waiting-list offer the page's personal link holds; null without a valid one. */
+  offer: ShopOffer | null;
+  /** A notice above the form (an offer link no longer valid), in the page's language; "" none. */
+  notice: string;
+}
+
+/** What the shop page shows of the offer its personal link holds, and only with that link (decisions.md 15). */
+export interface ShopOffer {
+  token: string;
+  typeId: string;
+  typeName: string;
+  count: number;
+  name: string;
+  email: string;
+  /** The offer's end in the event's time zone and the page's language. */
+  deadline: string;
 }
 
 const shopPath = (eventId: number) => `${API_BASE}/shop/${eventId}`;
@@ -57,7 +81,10 @@ export function shopDate(wireDateTime: string, pattern: string, lang: Lang): str
 const centsOf = (amount: number): number => parseCents(String(amount)) ?? 0;
 const volumeOf = (t: TicketTypeView) =>
   t.volume_price.flatMap((entry) => Object.entries(entry).map(([count, amount]) => ({ count: Number(count), cents: centsOf(amount) })));
-const soldOut = (t: TicketTypeView, view: OrderFormView) => view.reason === "sold_out" || t.remaining === 0;
+const offeredHere = (t: TicketTypeView, data: ShopPageData) => data.offer?.typeId === t.id;
+/** Sold out to this visitor: nothing left, unless the page's offer holds units of the type for them. */
+const soldOut = (t: TicketTypeView, data: ShopPageData) =>
+  !offeredHere(t, data) && (data.view.reason === "sold_out" || t.remaining === 0 || data.soldOutTypes.includes(t.id));
 
 /** Total and VAT of the counts entered (0 on a fresh form), as the order would price them (domain/pricing.ts). */
 function enteredTotals(view: OrderFormView, values: EnteredValues) {
@@ -110,13 +137,18 @@ function TicketType({ t, data }: { t: TicketTypeView; data: ShopPageData }) {
   const words = messagesFor(lang).shop;
   const control = `ticket_${t.id}`;
   const priceCents = centsOf(t.price);
+  // Through an offer the type takes up to the units held (and the type's own maximum), whatever the form says is left.
+  const offer = offeredHere(t, data) ? data.offer : null;
+  const most = offer ? (t.maximum_to_order > 0 ? Math.min(offer.count, t.maximum_to_order) : offer.count) : t.maximum_to_order;
   const hint =
-    t.maximum_to_order > 0
-      ? format(words.amountHint, { min: Math.max(1, t.minimum_to_order), max: t.maximum_to_order })
+    most > 0
+      ? format(words.amountHint, { min: Math.max(1, t.minimum_to_order), max: most })
       : t.minimum_to_order > 1
         ? format(words.amountHintMin, { min: t.minimum_to_order })
         : "";
-  const gone = soldOut(t, view);
+  const gone = soldOut(t, data);
+  const max = most > 0 ? String(most) : undefined;
+  const remaining = offer ? offer.count : t.remaining;
   return (
     <div class="ticket-type">
       <label for={control}>{t.name}</label>
@@ -135,7 +167,7 @@ function TicketType({ t, data }: { t: TicketTypeView; data: ShopPageData }) {
         <p class="sold-out">{words.soldOut}</p>
       ) : (
         <>
-          {t.remaining !== undefined && t.remaining !== null ? <p class="remaining">{format(words.remaining, { count: t.remaining })}</p> : null}
+          {!offer && t.remaining !== undefined && t.remaining !== null ? <p class="remaining">{format(words.remaining, { count: t.remaining })}</p> : null}
           {hint !== "" ? (
             <p class="hint" id={`${control}-hint`}>
               {hint}
@@ -146,7 +178,7 @@ function TicketType({ t, data }: { t: TicketTypeView; data: ShopPageData }) {
             id={control}
             name={control}
             min="0"
-            max={t.maximum_to_order > 0 ? String(t.maximum_to_order) : undefined}
+            max={max}
             step="1"
             inputmode="numeric"
             value={values.tickets[t.id] ?? "0"}
@@ -156,7 +188,7 @@ function TicketType({ t, data }: { t: TicketTypeView; data: ShopPageData }) {
             // The script's count check (src/domain/shop-checks.ts): the type's minimum, and what is left only
             // where the type shows it anyway (docs/shop.md).
             data-minimum={t.minimum_to_order > 1 ? String(t.minimum_to_order) : undefined}
-            data-remaining={t.remaining !== undefined && t.remaining !== null ? String(t.remaining) : undefined}
+            data-remaining={remaining !== undefined && remaining !== null ? String(remaining) : undefined}
             aria-invalid={invalid(control, errors)}
             aria-describedby={describedBy(control, hint !== "", errors)}
           />
@@ -253,7 +285,7 @@ function InputField({ f, data }: { f: FieldView; data: ShopPageData }) {
   );
 }
 
-function TextInput(props: { control: string; label: string; type: string; autocomplete: string; value: string; errors: readonly PageError[] }) {
+function TextInput(props: { control: string; label: string; type: string; autocomplete: string; value: string; errors: readonly PageError[]; readonly?: boolean }) {
   const { control, errors } = props;
   return (
     <div class="input-field">
@@ -265,6 +297,7 @@ function TextInput(props: { control: string; label: string; type: string; autoco
         autocomplete={props.autocomplete}
         value={props.value}
         required
+        readonly={props.readonly}
         aria-invalid={invalid(control, errors)}
         aria-describedby={describedBy(control, false, errors)}
       />
@@ -281,6 +314,7 @@ function OrderForm({ data }: { data: ShopPageData }) {
   return (
     <form id="order-form" method="post" action={`${shopPath(view.event_id)}?lang=${lang}`} novalidate data-currency={view.currency} data-lang={lang}>
       <input type="hidden" name="form_token" value={data.token} />
+      {data.offer ? <input type="hidden" name="offer" value={data.offer.token} /> : null}
       <GroupDates data={data} />
       <fieldset class="tickets">
         <legend>{words.ticketsHeading}</legend>
@@ -295,7 +329,12 @@ function OrderForm({ data }: { data: ShopPageData }) {
       <fieldset class="details">
         <legend>{words.detailsHeading}</legend>
         <TextInput control="name" label={words.name} type="text" autocomplete="name" value={values.name} errors={errors} />
-        <TextInput control="email" label={words.email} type="email" autocomplete="email" value={values.email} errors={errors} />
+        {data.offer ? (
+          // The offer is personal: it orders only with the email that joined (decisions.md 15 "Selling like the peers").
+          <TextInput control="email" label={words.email} type="email" autocomplete="email" value={data.offer.email} errors={errors} readonly />
+        ) : (
+          <TextInput control="email" label={words.email} type="email" autocomplete="email" value={values.email} errors={errors} />
+        )}
         {view.input_fields.map((f) => (
           <InputField f={f} data={data} />
         ))}
@@ -353,12 +392,20 @@ function Closed({ data }: { data: ShopPageData }) {
   return <p class={`closed closed-${view.reason ?? "sold_out"}`}>{text}</p>;
 }
 
-/** The controls the page shows for `view`: an error about any other (a forged field) is shown in the summary only. */
-function controlsOn(view: OrderFormView): Set<string> {
+/** The types a visitor may join the waiting list for: sold out, but for the one the page's offer holds. */
+const joinableTypes = (data: ShopPageData) => data.view.ticket_types.filter((t) => soldOut(t, data) && data.soldOutTypes.includes(t.id));
+const showsWaitingList = (data: ShopPageData) => data.waitingList !== null && joinableTypes(data).length > 0;
+
+/** The controls the page shows: an error about any other (a forged field) is shown in the summary only. */
+function controlsOn(data: ShopPageData): Set<string> {
+  const { view } = data;
+  const join = showsWaitingList(data) ? JOIN_CONTROLS : [];
+  if (!view.open) return new Set(join);
   return new Set([
+    ...join,
     "name",
     "email",
-    ...view.ticket_types.filter((t) => !soldOut(t, view)).map((t) => `ticket_${t.id}`),
+    ...view.ticket_types.filter((t) => !soldOut(t, data)).map((t) => `ticket_${t.id}`),
     ...view.input_fields.map((f) => `field_${f.id}`),
     ...(view.coupon ? ["coupon"] : []),
     ...(view.terms.trim() !== "" ? ["terms_accepted"] : []),
@@ -366,9 +413,90 @@ function controlsOn(view: OrderFormView): Set<string> {
   ]);
 }
 
+/** The offer the page's personal link holds (decisions.md 15 "Selling like the peers"): its units, type and end. */
+function OfferBanner({ data }: { data: ShopPageData }) {
+  const { offer, lang } = data;
+  if (!offer) return null;
+  const words = messagesFor(lang).waitingList;
+  return (
+    <section class="offer" aria-labelledby="offer-heading">
+      <h2 id="offer-heading">{words.offerTitle}</h2>
+      <p>{format(words.offer, { count: offer.count, type: offer.typeName, deadline: offer.deadline, email: offer.email })}</p>
+    </section>
+  );
+}
+
+/** The waiting-list form: the sold-out types to join for (docs/shop.md "The waiting list"); its post is a plain form post. */
+function WaitingListForm({ data }: { data: ShopPageData }) {
+  const { lang, view, errors } = data;
+  if (data.waitingList === null || !showsWaitingList(data)) return null;
+  const { values } = data.waitingList;
+  const words = messagesFor(lang).waitingList;
+  const shopWords = messagesFor(lang).shop;
+  const types = joinableTypes(data);
+  return (
+    <section id="waiting-list" aria-labelledby="waiting-list-heading">
+      <h2 id="waiting-list-heading">{words.heading}</h2>
+      <p>{words.intro}</p>
+      <form method="post" action={`${shopPath(view.event_id)}/waiting-list?lang=${lang}`} novalidate>
+        <input type="hidden" name="form_token" value={data.token} />
+        <TextInput control="waiting_name" label={shopWords.name} type="text" autocomplete="name" value={values.name} errors={errors} />
+        <TextInput control="waiting_email" label={shopWords.email} type="email" autocomplete="email" value={values.email} errors={errors} />
+        <div class="input-field">
+          <label for="waiting_type">{words.type}</label>
+          <select
+            id="waiting_type"
+            name="waiting_type"
+            required
+            aria-invalid={invalid("waiting_type", errors)}
+            aria-describedby={describedBy("waiting_type", false, errors)}
+          >
+            {types.map((t) => (
+              <option value={t.id} selected={t.id === values.type}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+          <FieldError control="waiting_type" errors={errors} />
+        </div>
+        <div class="input-field">
+          <label for="waiting_count">{words.count}</label>
+          <input
+            type="number"
+            id="waiting_count"
+            name="waiting_count"
+            min="1"
+            max="1000"
+            step="1"
+            inputmode="numeric"
+            required
+            value={values.count}
+            aria-invalid={invalid("waiting_count", errors)}
+            aria-describedby={describedBy("waiting_count", false, errors)}
+          />
+          <FieldError control="waiting_count" errors={errors} />
+        </div>
+        <button type="submit">{words.join}</button>
+      </form>
+    </section>
+  );
+}
+
+/** After joining: a generic confirmation, since the redirect proves nothing of whose entry it was. */
+function Joined({ data }: { data: ShopPageData }) {
+  if (!data.waitingList?.joined) return null;
+  const words = messagesFor(data.lang).waitingList;
+  return (
+    <section id="waiting-list-joined" role="status" aria-labelledby="waiting-list-joined-heading">
+      <h2 id="waiting-list-joined-heading">{words.joinedTitle}</h2>
+      <p>{words.joinedGeneric}</p>
+    </section>
+  );
+}
+
 /** The shop page of an event: open, its form; closed, why (decisions.md 15 "The box office"). */
 export function ShopPage({ data: given }: { data: ShopPageData }) {
-  const shown = given.view.open ? controlsOn(given.view) : new Set<string>();
+  const shown = controlsOn(given);
   const data: ShopPageData = { ...given, errors: given.errors.map((e) => (e.control !== null && !shown.has(e.control) ? { ...e, control: null } : e)) };
   const { view, lang, dateFormat } = data;
   const words = messagesFor(lang).shop;
@@ -394,7 +522,15 @@ export function ShopPage({ data: given }: { data: ShopPageData }) {
           </ul>
         </div>
       ) : null}
+      {data.notice !== "" ? (
+        <p class="notice" role="status">
+          {data.notice}
+        </p>
+      ) : null}
+      <Joined data={data} />
+      <OfferBanner data={data} />
       {view.open ? <OrderForm data={data} /> : <Closed data={data} />}
+      <WaitingListForm data={data} />
     </ShopLayout>
   );
 }

@@ -5,19 +5,25 @@ import { depsOf } from "../../http/deps";
 import { answerOnce } from "../../http/idempotency";
 import { clientAddress, orderRateLimit } from "../../http/rate-limits";
 import { toApiError } from "../../http/errors";
+import { fail } from "../../domain/errors";
 import { describeRoute } from "../../http/route-docs";
-import { type Lang, messagesFor, pickLanguage } from "../../domain/messages";
+import { errorText, type Lang, messagesFor, pickLanguage } from "../../domain/messages";
 import { purifyTerms } from "../../lib/html";
 import { formatOptionalDateTime } from "../../lib/time";
 import { API_BASE } from "../../config";
 import { committedCustomerOrder, createCustomerOrder, type CustomerOrderResult } from "../checkout/customer-orders.service";
 import { keptShopEventPart, readShopEventPart, type ShopEventPart } from "./event-part";
 import type { Deps } from "../../platform/deps";
-import { orderForm } from "../checkout/order-form.service";
+import { orderFormWithStock } from "../checkout/order-form.service";
+import { remainingOfType } from "../../domain/stock-left";
+import type { EventRow } from "../../db/rows";
+import { deadlineText, openOffer } from "../waiting-list/offers.service";
+import { joinWaitingList, type WaitingEntry } from "../waiting-list/waiting-list.service";
 import { setShopHeaders } from "./page-layout";
 import { emptyValues, type EnteredValues, newFormToken, readPostedForm, toOrderInput } from "./shop-form";
 import { ShopMeta } from "./shop-meta";
-import { NotFoundPage, type PageError, ShopPage } from "./shop-page";
+import { NotFoundPage, type PageError, ShopPage, type ShopOffer } from "./shop-page";
+import { emptyJoinValues, joinRefusalErrors, type JoinValues, readJoinForm, toJoinInput } from "./waiting-list-form";
 import { refusalErrors, shapeErrors } from "./shop-refusals";
 import { shopApi } from "./shop.schema";
 
@@ -42,12 +48,54 @@ async function pageEvent(c: AppContext, lang: Lang, read: (deps: Deps, pathId: s
 interface FormState {
   values: EnteredValues;
   errors: PageError[];
+  /** The waiting-list form's values (docs/shop.md "The waiting list"). */
+  joining?: JoinValues;
+  /** Showing the confirmation after joining. */
+  joined?: boolean;
+  /** The offer the page's personal link holds, and its token. */
+  offer?: { entry: WaitingEntry; token: string } | null;
+  notice?: string;
+}
+
+/** The offer as the page shows it: its end in the event's time zone, in the page's language. */
+function shownOffer(event: EventRow, { entry, token }: { entry: WaitingEntry; token: string }, lang: Lang): ShopOffer {
+  return {
+    token,
+    typeId: entry.ticketTypeId,
+    typeName: entry.ticketTypeName ?? "",
+    count: entry.count,
+    name: entry.name,
+    email: entry.email,
+    deadline: deadlineText(entry.offerExpiresAt ?? 0, event.timezone, lang),
+  };
+}
+
+/**
+ * The offer a personal link's token holds (decisions.md 15 "Selling like the peers"), or why it holds none: the
+ * `waiting_list_offer_invalid` text as a notice, the page otherwise the ordinary one. No token: neither.
+ */
+async function offerOf(deps: Deps, eventId: number, token: string, lang: Lang): Promise<{ offer: { entry: WaitingEntry; token: string } | null; notice: string }> {
+  if (token === "") return { offer: null, notice: "" };
+  try {
+    return { offer: { entry: await openOffer(deps, eventId, token), token }, notice: "" };
+  } catch (err) {
+    const refusal = toApiError(err);
+    if (refusal?.code !== "waiting_list_offer_invalid") throw err;
+    return { offer: null, notice: errorText(lang, refusal.code, refusal.message) };
+  }
 }
 
 /** The shop page of `event`: what its order form shows, with the entered values and errors of a refused post. */
 async function renderShop(c: AppContext, { event, parts, children }: ShopEventPart, lang: Lang, state: FormState, status: 200 | 422 | 503 = 200): Promise<Response> {
   const deps = depsOf(c);
-  const view = await orderForm(deps, event, parts);
+  const read = await orderFormWithStock(deps, event, parts);
+  const offer = state.offer ? shownOffer(event, state.offer, lang) : null;
+  // An offer's units are held for its entry alone: its page sells them even when the form says sold out.
+  const view = offer && read.view.reason === "sold_out" ? { ...read.view, open: true, reason: null } : read.view;
+  // The types with nothing left, for the waiting list's form and beside an offer (whose page opens a sold-out form);
+  // otherwise a type shows "sold out" only where the form says so (its remaining shown, or the event sold out).
+  const soldOutTypes = event.waitingListNeeded || offer ? parts.types.filter((t) => (remainingOfType(read.remaining, t.id, t.isCounted) ?? 1) <= 0).map((t) => t.id) : [];
+  const listed = event.waitingListNeeded && (view.reason === null || view.reason === "sold_out");
   const recaptchaSiteKey = event.recaptchaNeeded ? deps.config.captcha.siteKey : "";
   // og:url and the JSON-LD's url: PUBLIC_URL when set, else this request's origin (platform/deps.ts).
   const url = `${deps.origin}${shopPath(event.id)}`;
@@ -66,8 +114,12 @@ async function renderShop(c: AppContext, { event, parts, children }: ShopEventPa
         termsHtml: view.terms.trim() === "" ? "" : await purifyTerms(view.terms),
         head,
         token: newFormToken(),
-        values: state.values,
+        values: offer ? { ...state.values, name: state.values.name === "" ? offer.name : state.values.name, email: offer.email } : state.values,
         errors: state.errors,
+        soldOutTypes,
+        waitingList: listed ? { values: state.joining ?? emptyJoinValues(), joined: state.joined === true } : null,
+        offer,
+        notice: state.notice ?? "",
       }}
     />,
     status,
@@ -94,7 +146,8 @@ export const shopRoutes = new Hono<AppEnv>()
     const lang = langOf(c);
     const part = await pageEvent(c, lang, keptShopEventPart);
     if (part instanceof Response) return part;
-    return renderShop(c, part, lang, { values: emptyValues(), errors: [] });
+    const { offer, notice } = await offerOf(depsOf(c), part.event.id, c.req.query("offer") ?? "", lang);
+    return renderShop(c, part, lang, { values: emptyValues(), errors: [], offer, notice, joined: c.req.query("joined") === "1" });
   })
 
   .post("/:id", describeRoute(shopApi.order), async (c) => {
@@ -108,13 +161,16 @@ export const shopRoutes = new Hono<AppEnv>()
     const words = messagesFor(lang).shop;
     const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
     const form = readPostedForm(isForm ? await bodyText(c) : "");
+    // An order through an offer's personal link: the offer is checked afresh; one no longer valid is a refusal.
+    const held = await offerOf(deps, event.id, form.offer, lang);
     const refuse = (errors: PageError[], status: 422 | 503 = 422, headers: Record<string, string> = {}) =>
-      renderShop(c, part, lang, { values: form.values, errors }, status).then((res) => {
+      renderShop(c, part, lang, { values: form.values, errors, offer: held.offer }, status).then((res) => {
         for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
         return res;
       });
     if (!isForm) return refuse([{ control: null, text: words.unsupportedForm }]);
     if (form.token === null) return refuse([{ control: null, text: words.formExpired }]);
+    const offer = held.offer ? { entryId: held.offer.entry.id, emailKey: held.offer.entry.emailKey } : undefined;
     const mapped = toOrderInput(
       form,
       part.parts.types.map((t) => t.id),
@@ -126,7 +182,11 @@ export const shopRoutes = new Hono<AppEnv>()
       return await answerOnce(
         c,
         form.token,
-        async () => placed(c, await createCustomerOrder(deps, event, input, clientAddress(c), c.var.idempotencyRef ?? null, "ordering", { via: "shop" }), lang),
+        async () => {
+          // Refused inside the token's run, so that a double post of an order that used its offer replays its answer.
+          if (held.notice !== "") throw fail.waiting_list_offer_invalid();
+          return placed(c, await createCustomerOrder(deps, event, input, clientAddress(c), c.var.idempotencyRef ?? null, "ordering", { via: "shop", offer }), lang);
+        },
         async (ctx, ref) => {
           const committed = await committedCustomerOrder(depsOf(ctx), ref);
           return committed && placed(ctx, committed, lang);
@@ -136,5 +196,44 @@ export const shopRoutes = new Hono<AppEnv>()
       const refusal = toApiError(err);
       if (refusal === null || refusal.status === 500) throw err;
       return refuse(refusalErrors(refusal, lang), refusal.status >= 500 ? 503 : 422, refusal.headers);
+    }
+  })
+
+  /**
+   * The shop page's waiting-list form (decisions.md 15 "Selling like the peers"; docs/shop.md "The waiting list"):
+   * joins as `POST /events/<id>/waiting-list` with the ordering key would, with the page's protections (the form's
+   * token, the orders' limit per address). `303` to the page's confirmation, which names nothing of the entry.
+   */
+  .post("/:id/waiting-list", describeRoute(shopApi.joinWaitingList), async (c) => {
+    const lang = langOf(c);
+    const part = await pageEvent(c, lang, readShopEventPart);
+    if (part instanceof Response) return part;
+    const { event } = part;
+    const deps = depsOf(c);
+    c.set("shopKey", "ordering");
+    const words = messagesFor(lang).shop;
+    const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+    const form = readJoinForm(isForm ? await bodyText(c) : "");
+    const refuse = (errors: PageError[], status: 422 | 503 = 422, headers: Record<string, string> = {}) =>
+      renderShop(c, part, lang, { values: emptyValues(), errors, joining: form.values }, status).then((res) => {
+        for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
+        return res;
+      });
+    if (!isForm) return refuse([{ control: null, text: words.unsupportedForm }]);
+    const token = form.token;
+    if (token === null) return refuse([{ control: null, text: words.formExpired }]);
+    const parsed = toJoinInput(form.values, lang);
+    if (parsed.input === null) return refuse(parsed.errors);
+    const input = parsed.input;
+    try {
+      await orderRateLimit(c, async () => {});
+      return await answerOnce(c, token, async () => {
+        await joinWaitingList(deps, event, input);
+        return c.redirect(`${shopPath(event.id)}?lang=${lang}&joined=1`, 303);
+      });
+    } catch (err) {
+      const refusal = toApiError(err);
+      if (refusal === null || refusal.status === 500) throw err;
+      return refuse(joinRefusalErrors(refusal, lang), refusal.status >= 500 ? 503 : 422, refusal.headers);
     }
   });

@@ -6,7 +6,7 @@ export const shopApi = {
     operationId: "getShopPage",
     summary: "An event's shop page",
     description:
-      "The event's shop page (HTML, in the language of `?lang=` or `Accept-Language`): what the order form shows, as a form that orders without a key. Framed only by the service and `CORS_ORIGINS`.",
+      "The event's shop page (HTML, in the language of `?lang=` or `Accept-Language`): what the order form shows, as a form that orders without a key, and when the event keeps a waiting list and a type is sold out, the form that joins it. `?offer=<token>` (a waiting-list offer's personal link) shows the offer and lets its type be ordered; a token no longer valid is a notice on the ordinary page. `?joined=1`: the confirmation after joining. Framed only by the service and `CORS_ORIGINS`.",
     success: answers.html("The shop page."),
     errors: { "404": "`rest_event_invalid_id`: no event with this id (an HTML page)." },
   },
@@ -22,7 +22,7 @@ export const shopApi = {
     operationId: "orderFromShopPage",
     summary: "Order from an event's shop page",
     description:
-      "The shop page's form (`application/x-www-form-urlencoded`: `form_token`, `name`, `email`, `ticket_<type_id>`, `field_<field_id>`, `event_ids`, `coupon`, `terms_accepted=on`, `g-recaptcha-response`), ordered by the rules, errors and limits of `POST /events/{id}/orders` with the ordering key; `form_token` is the order's `Idempotency-Key` (a replayed token answers the same `303` to the same order). `303` to the provider's checkout when payment is due, else the event's `redirect`, else the order's page; with `Accept: application/json`, `200` `{\"location\"}` instead. A refusal is the page again (`422`, HTML) with each error beside its field and the values entered.",
+      "The shop page's form (`application/x-www-form-urlencoded`: `form_token`, `name`, `email`, `ticket_<type_id>`, `field_<field_id>`, `event_ids`, `coupon`, `terms_accepted=on`, `g-recaptcha-response`, `offer`: the token of a waiting-list offer's personal link, which lets the offered type be ordered with the email that joined), ordered by the rules, errors and limits of `POST /events/{id}/orders` with the ordering key; `form_token` is the order's `Idempotency-Key` (a replayed token answers the same `303` to the same order). `303` to the provider's checkout when payment is due, else the event's `redirect`, else the order's page; with `Accept: application/json`, `200` `{\"location\"}` instead. A refusal is the page again (`422`, HTML) with each error beside its field and the values entered.",
     success: answers.redirect(
       303,
       "Ordered: to the provider's checkout, the event's `redirect`, or the order's page (`200` `{\"location\"}` with `Accept: application/json`).",
@@ -30,8 +30,21 @@ export const shopApi = {
     errors: {
       "404": "`rest_event_invalid_id`: no event with this id (an HTML page).",
       "422":
-        "The order was refused (an order rule, the open orders or address limits, a missing or malformed `form_token`, a token reused with other values): the shop page again (HTML) with the errors and the values entered.",
+        "The order was refused (an order rule, the open orders or address limits, a missing or malformed `form_token`, a token reused with other values, `waiting_list_offer_invalid`: an `offer` expired, used, unknown or sent with another email): the shop page again (HTML) with the errors and the values entered.",
       "503": "Overloaded, or the payment provider could not be reached: the shop page again (HTML) with the error, and `Retry-After` when overloaded.",
+    },
+  },
+  joinWaitingList: {
+    operationId: "joinWaitingListFromShopPage",
+    summary: "Join an event's waiting list from its shop page",
+    description:
+      "The shop page's waiting-list form (`application/x-www-form-urlencoded`: `form_token`, `waiting_name`, `waiting_email`, `waiting_type`, `waiting_count`), joined by the rules, errors and limits of `POST /events/{id}/waiting-list` with the ordering key, in the page's language (the offer's email is written in it). `form_token` is the `Idempotency-Key`. `303` to the shop page with `?joined=1`, a confirmation that names nothing of the entry. A refusal is the page again (`422`, HTML) with each error beside its field and the values entered.",
+    success: answers.redirect(303, "Joined: to the shop page's confirmation."),
+    errors: {
+      "404": "`rest_event_invalid_id`: no event with this id (an HTML page).",
+      "422":
+        "Refused (`order_missing_input`, `order_invalid_email` and the order rules' other name and email checks, `rest_invalid_param` for the type or count, `waiting_list_closed`, `waiting_list_not_sold_out`, `waiting_list_duplicate`, `order_event_inactive`, the address limit, a missing or malformed `form_token`): the shop page again (HTML) with the errors and the values entered.",
+      "503": "Overloaded: the shop page again (HTML) with the error and `Retry-After`.",
     },
   },
 } satisfies Record<string, RouteDoc>;

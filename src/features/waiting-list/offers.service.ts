@@ -89,7 +89,7 @@ function fill(text: string, values: Record<string, string | number>): string {
 }
 
 /** The offer's end as the buyer reads it: in the event's time zone and the entry's language. */
-function deadlineText(deadlineS: number, timeZone: string, lang: Lang): string {
+export function deadlineText(deadlineS: number, timeZone: string, lang: Lang): string {
   return new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "short", timeZone }).format(new Date(deadlineS * 1000));
 }
 

@@ -30,6 +30,7 @@ const FORM_KEYS = [
   "terms",
   "ticket_types",
   "timezone",
+  "waiting_list",
 ];
 
 const form = (eventId: number, key?: string | null) => call("GET", `/events/${eventId}/order-form`, { auth: null, key });
@@ -101,6 +102,7 @@ describe("GET /events/<event_id>/order-form: the full shape", () => {
       terms: shown.terms,
       coupon: true,
       recaptcha: true,
+      waiting_list: false,
       ticket_types: [
         { id: regular.id, name: "Regular", price: 12.5, vat: 21, volume_price: [], minimum_to_order: 2, maximum_to_order: 8 },
         { id: group.id, name: "Group", price: 10, vat: 9, volume_price: [{ "5": 9.5 }, { "10": 8 }], minimum_to_order: 0, maximum_to_order: 0 },
@@ -127,6 +129,7 @@ describe("GET /events/<event_id>/order-form: the full shape", () => {
       terms: "",
       coupon: false,
       recaptcha: false,
+      waiting_list: false,
       ticket_types: [],
       input_fields: [],
       group: null,

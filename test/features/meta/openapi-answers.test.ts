@@ -310,6 +310,15 @@ describe("every route answers as the OpenAPI document says", () => {
       { ...shop, body: { name: "Wendy Wait", email: address("wait"), ticket_type_id: type.id, count: 2 } },
     );
     await miss("POST /events/{id}/waiting-list", 409, { id: event.id }, { ...shop, body: { name: "Wendy Wait", email: entry.email, ticket_type_id: type.id, count: 2 } });
+    // The shop page's join form (docs/shop.md "The waiting list"): a 303 to the page's confirmation.
+    const shopJoin = new URLSearchParams({
+      form_token: unique("shop-join-token-"),
+      waiting_name: "Walt Wait",
+      waiting_email: address("shop-wait"),
+      waiting_type: type.id,
+      waiting_count: "1",
+    });
+    await hit("POST /shop/{id}/waiting-list", { id: event.id }, browser("POST", shopJoin.toString()));
     await hit("GET /admin/events/{id}/waiting-list", { id: event.id });
     await hit("GET /admin/events/{id}/waiting-list/{entryId}", { id: event.id, entryId: entry.id });
     await hit("DELETE /admin/events/{id}/waiting-list/{entryId}", { id: event.id, entryId: entry.id });
