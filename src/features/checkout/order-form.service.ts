@@ -10,7 +10,7 @@ import { isOnSale } from "../../domain/order-rules";
 import { remainingOfType, type Remaining } from "../../domain/stock-left";
 import type { EventRow, InputFieldRow, TicketTypeRow } from "../../db/rows";
 
-export type ClosedReason = "not_started" | "ended" | "sold_out";
+type ClosedReason = "not_started" | "ended" | "sold_out";
 
 /**
  * The object's remaining stock, from its copy of the catalogue this event row names (or a newer one), asked through
