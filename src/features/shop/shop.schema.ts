@@ -43,7 +43,7 @@ export const shopApi = {
     errors: {
       "404": "`rest_event_invalid_id`: no event with this id (an HTML page).",
       "422":
-        "Refused (`order_missing_input`, `order_invalid_email` and the order rules' other name and email checks, `rest_invalid_param` for the type or count, `waiting_list_closed`, `waiting_list_not_sold_out`, `waiting_list_duplicate`, `order_event_inactive`, the address limit, a missing or malformed `form_token`): the shop page again (HTML) with the errors and the values entered.",
+        "Refused by a rule of `POST /events/{id}/waiting-list` (the name and email checks of orders, the type or count, no waiting list, units still on sale, already in line, the sale ended), the address limit, or a missing or malformed `form_token`: the shop page again (HTML) with the errors, in the page's language, and the values entered.",
       "503": "Overloaded: the shop page again (HTML) with the error and `Retry-After`.",
     },
   },

@@ -118,6 +118,8 @@ describe("the event object's copy of the catalogue", () => {
       seatRanges: [],
       seatCount: 0,
       ticketTypes: [{ id: vip.id, name: "Gold", stockControl: true, stock: 60, isCounted: true }],
+      // No waiting list on this event: no offers (decisions.md 15 "Selling like the peers").
+      waitingListHours: 0,
       scanKeys: [{ key: bar.key, level: 1, tickets: ["Gold"], dateFormat: "H:i", location: "Bar" }],
     });
   });

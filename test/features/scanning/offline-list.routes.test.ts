@@ -300,9 +300,10 @@ describe("GET /scans/tickets?since=<sync_token>", () => {
     const triggers = await runInDurableObject(eventObject(env, f.event.id), (_i: EventObject, state) => {
       const sql = state.storage.sql;
       sql.exec(`CREATE TRIGGER tickets_listed_update_v1 AFTER UPDATE ON tickets BEGIN UPDATE list_meta SET head = head + 1 WHERE id = 1; END`);
-      // Made before the object's migrations were numbered (storage.ts): no bookkeeping, so migration 1 runs as it
-      // starts.
+      // Made before the object's migrations were numbered (storage.ts): no bookkeeping (and no waiting list, migration
+      // 2), so the migrations run as it starts.
       sql.exec(`DROP TABLE _migrations`);
+      sql.exec(`DROP TABLE waiting`);
       migrateStorage(state.storage);
       return sql
         .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name`)

@@ -1230,9 +1230,10 @@ describe("scans reach D1 at least once: sent again until the consumer acknowledg
       // As the object's table was before: its code then marked a scan synced once sent.
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sent_at`);
       state.storage.sql.exec(`ALTER TABLE scans DROP COLUMN sends`);
-      // Made before the object's migrations were numbered (storage.ts): no bookkeeping, so migration 1 runs as it
-      // starts.
+      // Made before the object's migrations were numbered (storage.ts): no bookkeeping (and no waiting list, migration
+      // 2), so the migrations run as it starts.
       state.storage.sql.exec(`DROP TABLE _migrations`);
+      state.storage.sql.exec(`DROP TABLE waiting`);
       migrateStorage(state.storage);
       await sendDueScans(state.storage, later.queue, f.event.id, Date.now());
       return state.storage.sql
