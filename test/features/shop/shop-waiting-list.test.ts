@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
+import { eventObject } from "../../../src/platform/event-object.client";
 import { describe, expect, it, vi } from "vitest";
 import { emails, waitingList } from "../../../src/db/schema";
 import { errorText, messagesFor } from "../../../src/domain/messages";
@@ -262,6 +264,21 @@ describe("ordering through an offer", () => {
     const html = await pageHtml(postForm(s.event.id, offerOrder(s, s.token), { lang: "nl" }), 422);
     expect(summaryOf(html)).toContainEqual({ control: null, text: errorText("nl", "waiting_list_offer_invalid", "") });
     expect((await ordersOf(s.event.id)).filter((o) => o.email === "olga@example.com")).toEqual([]);
+  });
+
+  it("an email-list event judges the email that joined when it orders: not on the list, refused, and the offer stays", async () => {
+    // Joining does not check the list (decisions.md 15: the rules apply at ordering); the list is switched on once
+    // the offer is made (the set-up's dashboard orders would need it too).
+    const s = await offered();
+    await expectJson(call("PUT", `/admin/events/${s.event.id}`, { body: { user_groups_needed: true, user_groups: { group_type: 1, rest_url: "", rest_header: "" } } }), 200);
+    const html = await pageHtml(postForm(s.event.id, offerOrder(s, s.token)), 422);
+    expect(summaryOf(html)).toContainEqual({ control: null, text: errorText("en", "order_not_allowed", "") });
+    expect((await ordersOf(s.event.id)).filter((o) => o.email === "olga@example.com")).toEqual([]);
+    // Refused before any hold: the unit is still held for Olga, not on sale.
+    expect((await entriesOf(s.event.id))[0]?.state).toBe("offered");
+    const entry = (await entriesOf(s.event.id))[0]!;
+    const held = (await eventObject(env, s.event.id).snapshot()).reservations.filter((r) => r.state === "offer");
+    expect(held).toEqual([expect.objectContaining({ uid: `offer:${entry.id}`, typeUnits: { [s.type.id]: 1 } })]);
   });
 
   it("while the unit is offered, 20 concurrent ordinary orders for the type are all refused, and the offer still orders", async () => {
