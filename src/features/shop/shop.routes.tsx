@@ -6,6 +6,7 @@ import { answerOnce } from "../../http/idempotency";
 import { clientAddress, orderRateLimit } from "../../http/rate-limits";
 import { toApiError } from "../../http/errors";
 import { fail } from "../../domain/errors";
+import { CODE } from "../../domain/error-codes";
 import { describeRoute } from "../../http/route-docs";
 import { errorText, type Lang, messagesFor, pickLanguage } from "../../domain/messages";
 import { purifyTerms } from "../../lib/html";
@@ -80,7 +81,7 @@ async function offerOf(deps: Deps, eventId: number, token: string, lang: Lang): 
     return { offer: { entry: await openOffer(deps, eventId, token), token }, notice: "" };
   } catch (err) {
     const refusal = toApiError(err);
-    if (refusal?.code !== "waiting_list_offer_invalid") throw err;
+    if (refusal?.code !== CODE.waiting_list_offer_invalid) throw err;
     return { offer: null, notice: errorText(lang, refusal.code, refusal.message) };
   }
 }

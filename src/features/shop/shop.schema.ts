@@ -30,7 +30,7 @@ export const shopApi = {
     errors: {
       "404": "`rest_event_invalid_id`: no event with this id (an HTML page).",
       "422":
-        "The order was refused (an order rule, the open orders or address limits, a missing or malformed `form_token`, a token reused with other values, `waiting_list_offer_invalid`: an `offer` expired, used, unknown or sent with another email): the shop page again (HTML) with the errors and the values entered.",
+        "The order was refused (an order rule, the open orders or address limits, a missing or malformed `form_token`, a token reused with other values, an `offer` expired, used, unknown or sent with another email): the shop page again (HTML) with the errors and the values entered.",
       "503": "Overloaded, or the payment provider could not be reached: the shop page again (HTML) with the error, and `Retry-After` when overloaded.",
     },
   },
