@@ -270,7 +270,10 @@ describe("ordering through an offer", () => {
     // Joining does not check the list (decisions.md 15: the rules apply at ordering); the list is switched on once
     // the offer is made (the set-up's dashboard orders would need it too).
     const s = await offered();
-    await expectJson(call("PUT", `/admin/events/${s.event.id}`, { body: { user_groups_needed: true, user_groups: { group_type: 1, rest_url: "", rest_header: "" } } }), 200);
+    await expectJson(
+      call("PUT", `/admin/events/${s.event.id}`, { body: { user_groups_needed: true, user_groups: { group_type: 1, rest_url: "", rest_header: "" } } }),
+      200,
+    );
     const html = await pageHtml(postForm(s.event.id, offerOrder(s, s.token)), 422);
     expect(summaryOf(html)).toContainEqual({ control: null, text: errorText("en", "order_not_allowed", "") });
     expect((await ordersOf(s.event.id)).filter((o) => o.email === "olga@example.com")).toEqual([]);
