@@ -5,7 +5,7 @@ import { depsOf } from "../../http/deps";
 import { answerOnce } from "../../http/idempotency";
 import { clientAddress, orderRateLimit } from "../../http/rate-limits";
 import { toApiError } from "../../http/errors";
-import { fail } from "../../domain/errors";
+import { type ApiError, fail } from "../../domain/errors";
 import { CODE } from "../../domain/error-codes";
 import { describeRoute } from "../../http/route-docs";
 import { errorText, type Lang, messagesFor, pickLanguage } from "../../domain/messages";
@@ -139,6 +139,43 @@ function placed(c: AppContext, result: CustomerOrderResult, lang: Lang): Respons
 }
 
 /**
+ * A post of one of the page's forms (the order, the waiting list): its language, its event read afresh (or the
+ * not-found page), and its body when it is a form (null when it is not). The page is the browser shop front of
+ * decisions.md 13: its posts count as the ordering key's.
+ */
+async function pagePost(c: AppContext): Promise<{ lang: Lang; part: ShopEventPart; words: ReturnType<typeof messagesFor>["shop"]; body: string | null } | Response> {
+  const lang = langOf(c);
+  const part = await pageEvent(c, lang, readShopEventPart);
+  if (part instanceof Response) return part;
+  c.set("shopKey", "ordering");
+  const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+  return { lang, part, words: messagesFor(lang).shop, body: isForm ? await bodyText(c) : null };
+}
+
+type Refuse = (errors: PageError[], status?: 422 | 503, headers?: Record<string, string>) => Promise<Response>;
+
+/** The page again with a post's errors (`422`, or `503` when busy) and the refusal's headers (`Retry-After`). */
+async function refusedPage(
+  c: AppContext,
+  part: ShopEventPart,
+  lang: Lang,
+  state: FormState,
+  status: 422 | 503 = 422,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const res = await renderShop(c, part, lang, state, status);
+  for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
+  return res;
+}
+
+/** A post's refusal as the page shows it, its texts by `toErrors`; anything that is no refusal (a 500) is thrown on. */
+function refusedBy(err: unknown, refuse: Refuse, toErrors: (refusal: ApiError) => PageError[]): Promise<Response> {
+  const refusal = toApiError(err);
+  if (refusal === null || refusal.status === 500) throw err;
+  return refuse(toErrors(refusal), refusal.status >= 500 ? 503 : 422, refusal.headers);
+}
+
+/**
  * `/shop/<event_id>` (decisions.md 15 "The box office"): the event's shop page and its form's post, no key. The
  * post orders as a browser shop front holding the ordering key would: the same rules, errors and limits.
  */
@@ -152,24 +189,16 @@ export const shopRoutes = new Hono<AppEnv>()
   })
 
   .post("/:id", describeRoute(shopApi.order), async (c) => {
-    const lang = langOf(c);
-    const part = await pageEvent(c, lang, readShopEventPart);
-    if (part instanceof Response) return part;
+    const post = await pagePost(c);
+    if (post instanceof Response) return post;
+    const { lang, part, words } = post;
     const { event } = part;
     const deps = depsOf(c);
-    // The page is the browser shop front of decisions.md 13: its orders count as the ordering key's.
-    c.set("shopKey", "ordering");
-    const words = messagesFor(lang).shop;
-    const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
-    const form = readPostedForm(isForm ? await bodyText(c) : "");
+    const form = readPostedForm(post.body ?? "");
     // An order through an offer's personal link: the offer is checked afresh; one no longer valid is a refusal.
     const held = await offerOf(deps, event.id, form.offer, lang);
-    const refuse = (errors: PageError[], status: 422 | 503 = 422, headers: Record<string, string> = {}) =>
-      renderShop(c, part, lang, { values: form.values, errors, offer: held.offer }, status).then((res) => {
-        for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
-        return res;
-      });
-    if (!isForm) return refuse([{ control: null, text: words.unsupportedForm }]);
+    const refuse: Refuse = (errors, status, headers) => refusedPage(c, part, lang, { values: form.values, errors, offer: held.offer }, status, headers);
+    if (post.body === null) return refuse([{ control: null, text: words.unsupportedForm }]);
     if (form.token === null) return refuse([{ control: null, text: words.formExpired }]);
     const offer = held.offer ? { entryId: held.offer.entry.id, emailKey: held.offer.entry.emailKey } : undefined;
     const mapped = toOrderInput(
@@ -194,9 +223,7 @@ export const shopRoutes = new Hono<AppEnv>()
         },
       );
     } catch (err) {
-      const refusal = toApiError(err);
-      if (refusal === null || refusal.status === 500) throw err;
-      return refuse(refusalErrors(refusal, lang), refusal.status >= 500 ? 503 : 422, refusal.headers);
+      return refusedBy(err, refuse, (refusal) => refusalErrors(refusal, lang));
     }
   })
 
@@ -206,21 +233,14 @@ export const shopRoutes = new Hono<AppEnv>()
    * token, the orders' limit per address). `303` to the page's confirmation, which names nothing of the entry.
    */
   .post("/:id/waiting-list", describeRoute(shopApi.joinWaitingList), async (c) => {
-    const lang = langOf(c);
-    const part = await pageEvent(c, lang, readShopEventPart);
-    if (part instanceof Response) return part;
+    const post = await pagePost(c);
+    if (post instanceof Response) return post;
+    const { lang, part, words } = post;
     const { event } = part;
     const deps = depsOf(c);
-    c.set("shopKey", "ordering");
-    const words = messagesFor(lang).shop;
-    const isForm = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
-    const form = readJoinForm(isForm ? await bodyText(c) : "");
-    const refuse = (errors: PageError[], status: 422 | 503 = 422, headers: Record<string, string> = {}) =>
-      renderShop(c, part, lang, { values: emptyValues(), errors, joining: form.values }, status).then((res) => {
-        for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
-        return res;
-      });
-    if (!isForm) return refuse([{ control: null, text: words.unsupportedForm }]);
+    const form = readJoinForm(post.body ?? "");
+    const refuse: Refuse = (errors, status, headers) => refusedPage(c, part, lang, { values: emptyValues(), errors, joining: form.values }, status, headers);
+    if (post.body === null) return refuse([{ control: null, text: words.unsupportedForm }]);
     const token = form.token;
     if (token === null) return refuse([{ control: null, text: words.formExpired }]);
     const parsed = toJoinInput(form.values, lang);
@@ -233,8 +253,6 @@ export const shopRoutes = new Hono<AppEnv>()
         return c.redirect(`${shopPath(event.id)}?lang=${lang}&joined=1`, 303);
       });
     } catch (err) {
-      const refusal = toApiError(err);
-      if (refusal === null || refusal.status === 500) throw err;
-      return refuse(joinRefusalErrors(refusal, lang), refusal.status >= 500 ? 503 : 422, refusal.headers);
+      return refusedBy(err, refuse, (refusal) => joinRefusalErrors(refusal, lang));
     }
   });
