@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
-import { createMiddleware } from "hono/factory";
-import type { AppContext, AppEnv } from "../../http/context";
-import { describeRoute, documented } from "../../http/route-docs";
+import type { AppContext } from "../../http/context";
+import { describeRoute } from "../../http/route-docs";
 import { depsOf } from "../../http/deps";
 import { idempotentWith } from "../../http/idempotency";
 import { clientAddress, orderRateLimit } from "../../http/rate-limits";
@@ -10,20 +9,9 @@ import { created, ok } from "../../http/respond";
 import { createBody } from "../../http/validate";
 import { checkoutApi, createCustomerOrderBody } from "./customer-orders.schema";
 import { presentOrder } from "../ordering/orders.schema";
-import { committedCustomerOrder, createCustomerOrder, shopEvent, type CustomerOrderResult } from "./customer-orders.service";
+import { committedCustomerOrder, createCustomerOrder, type CustomerOrderResult } from "./customer-orders.service";
 import { orderForm } from "./order-form.service";
-import type { EventRow } from "../../db/rows";
-
-type ShopEnv = AppEnv & { Variables: { event: EventRow } };
-
-/** The path's event, before anything else of the request is read: unknown is `404 Event does not exist`. */
-const pathEvent = documented(
-  createMiddleware<ShopEnv>(async (c, next) => {
-    c.set("event", await shopEvent(depsOf(c), c.req.param("id") ?? ""));
-    await next();
-  }),
-  { errors: { "404": "`rest_event_invalid_id` (`Event does not exist`): no event with this id." } },
-);
+import { pathEvent, type ShopEnv } from "./path-event";
 
 /** `/events/<event_id>/...` (decisions.md 5.1, 14): the shop front's routes, with the API key or the ordering key. */
 export const customerOrdersRoutes = new Hono<ShopEnv>()

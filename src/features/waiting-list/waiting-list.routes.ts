@@ -1,32 +1,19 @@
 import { Hono } from "hono";
-import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../http/context";
 import { depsOf } from "../../http/deps";
 import { setPagingHeaders } from "../../http/paging";
 import { requireOrderingKey } from "../../http/ordering-key";
 import { orderRateLimit } from "../../http/rate-limits";
 import { created, deleted, ok, page } from "../../http/respond";
-import { describeRoute, documented } from "../../http/route-docs";
+import { describeRoute } from "../../http/route-docs";
 import { createBody, numericParam, pathId, pathParams, query } from "../../http/validate";
-import type { EventRow } from "../../db/rows";
-import { shopEvent } from "../checkout/customer-orders.service";
+import { pathEvent, type ShopEnv } from "../checkout/path-event";
 import { getEventFor } from "../catalogue/events.service";
 import { joinWaitingListBody, listWaitingListQuery, presentEntry, presentJoined, waitingListApi } from "./waiting-list.schema";
 import { deleteWaitingEntry, getWaitingEntry, joinWaitingList, listWaitingList } from "./waiting-list.service";
 
-type JoinEnv = AppEnv & { Variables: { event: EventRow } };
-
-/** The path's event, before the body is read: unknown is `404 Event does not exist`, as for orders. */
-const pathEvent = documented(
-  createMiddleware<JoinEnv>(async (c, next) => {
-    c.set("event", await shopEvent(depsOf(c), c.req.param("id") ?? ""));
-    await next();
-  }),
-  { errors: { "404": "`rest_event_invalid_id` (`Event does not exist`): no event with this id." } },
-);
-
 /** `POST /events/<event_id>/waiting-list` (decisions.md 15 "Selling like the peers"): the API key or the ordering key. */
-export const waitingListJoinRoutes = new Hono<JoinEnv>()
+export const waitingListJoinRoutes = new Hono<ShopEnv>()
   .use(requireOrderingKey)
   .post("/:id/waiting-list", describeRoute(waitingListApi.join), orderRateLimit, pathEvent, createBody(joinWaitingListBody), async (c) => {
     const deps = depsOf(c);
