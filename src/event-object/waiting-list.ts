@@ -122,6 +122,8 @@ export function takeDueUpdates(sql: SqlStorage, now: number): EntryUpdate[] {
       UPDATES_PER_MESSAGE,
     )
     .toArray();
+  // Every alarm asks (a door's scans set one each second): nothing due writes nothing.
+  if (due.length === 0) return [];
   sql.exec(`UPDATE waiting SET sent_at = ?, sends = sends + 1 WHERE entry_id IN (SELECT value FROM json_each(?))`, now, JSON.stringify(due.map((u) => u.entry_id)));
   return due.map((u) => ({ entryId: u.entry_id, state: u.state, deadline: u.deadline, orderUid: u.order_uid }));
 }
