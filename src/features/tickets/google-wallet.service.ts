@@ -30,9 +30,17 @@ export async function googleWalletLink(deps: Deps, uid: string, ticketId: string
     start: event.eventDate === null ? null : isoDateTimeWithOffset(event.eventDate, event.timezone),
     ticketId: ticket.id,
     ticketType: ticket.ticketTypeName,
-    seat: ticket.seat.trim(),
+    seat: seatOnItsOwn(ticket.seat),
     holderName: order.name,
     barcode: await qrPayload(signerFor(deps.config.ticketSigningKeys), ticket),
   };
   return googleSaveLink(wallet.account, wallet.issuerId, deps.config.email.fromName, pass, deps.now(), deps.config.publicUrl);
+}
+
+/**
+ * The seat text is formatted to follow the type's name (`seats_format`, often ", seat %s%d"); the pass shows it in a
+ * field of its own, so the separator before it goes.
+ */
+function seatOnItsOwn(seat: string): string {
+  return seat.replace(/^[\s,;:/|-]+/, "").trim();
 }

@@ -7,6 +7,7 @@ import { signerFor, ticketIdOfCode } from "../../../src/lib/ticket-codes";
 import { call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { expectLogged } from "../../helpers/logs";
 import { createEvent, createInputField, createScanKey, createTicketType } from "../../helpers/catalogue";
+import { createOrderEvent, createOrderType, orderBody, placeOrder as placeTypedOrder } from "../../helpers/orders";
 import { CLIENT_EMAIL, decodeJwt, ISSUER_ID, serviceAccount, walletEnv } from "../../helpers/google-wallet";
 
 /**
@@ -90,6 +91,17 @@ describe("GET /tickets/<uid>/<ticket_id>/wallet/google", () => {
     expect(otherClaims.payload.eventTicketObjects[0].id).toBe(`${ISSUER_ID}.ticket-${first}`);
   });
 
+  it("a seated ticket's object names its seat, without the separator its format puts before it", async () => {
+    const event = await createOrderEvent({ seats_needed: true, seats: { seats_config: "A:1-2", seats_format: ", seat %s%d", number_of_seats: 0, linked_event: 0 } });
+    const type = await createOrderType(event.id, "Stalls");
+    const order = await placeTypedOrder(orderBody(event.id, [type.id], { [type.id]: 1 }));
+    const [ticketId] = (await ticketIds(order.id)) as [string];
+    const location = (await pass(order.uid, ticketId)).headers.get("Location")!;
+    const object = (await decodeJwt(location.slice(SAVE.length), account.publicKey)).claims.payload.eventTicketObjects[0];
+    expect(object.ticketType).toStrictEqual({ defaultValue: { language: "en", value: "Stalls" } });
+    expect(object.seatInfo).toStrictEqual({ seat: { defaultValue: { language: "en", value: "seat A1" } } });
+  });
+
   it("the pass's barcode, sent to POST /scans with the event's scan key, admits its ticket; the door app's reading names it too", async () => {
     const event = await newEvent();
     const type = await createTicketType(event.id, { name: "Regular" });
@@ -127,15 +139,15 @@ describe("GET /tickets/<uid>/<ticket_id>/wallet/google", () => {
     await expectError(pass("x".repeat(101), ticketId), 404, "rest_ticket_invalid_id");
   });
 
-  it("no pass before payment: 404 rest_ticket_invalid_id", async () => {
+  it("no pass before payment (the order holds no tickets yet): 404 rest_ticket_invalid_id for any id", async () => {
     const event = await createEvent({ event_name: unique("Wallet unpaid ") });
     const type = await createTicketType(event.id, { name: "Paid", price: 25 });
     const placed = await expectJson(
       call("POST", `/events/${event.id}/orders`, { auth: null, body: { name: "Ann Smith", email: "ann@example.com", tickets: [{ [type.id]: 1 }] } }),
       201,
     );
-    const ids = await ticketIds(placed.id);
-    for (const id of [...ids, "AAAAAAAAAAAAAAAA"]) await expectError(pass(placed.uid, id), 404, "rest_ticket_invalid_id");
+    expect(placed.payment_status).toBe("open");
+    for (const id of [...(await ticketIds(placed.id)), "AAAAAAAAAAAAAAAA"]) await expectError(pass(placed.uid, id), 404, "rest_ticket_invalid_id");
   });
 
   it("no pass while a ticket awaits personalisation, one once it is personalised", async () => {
