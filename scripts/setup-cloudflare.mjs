@@ -415,6 +415,22 @@ function secretSpecs(vars, routes) {
     { name: "EMAIL_API_KEY", need: vars.EMAIL_PROVIDER === "resend" ? "required" : "optional", about: "Resend's API key, used with EMAIL_PROVIDER=resend" },
     { name: "ADMIN_EMAIL", need: "optional", about: "the bootstrap administrator's email", visible: true },
     { name: "RECAPTCHA_SECRET", need: "optional", about: "reCAPTCHA or Turnstile secret, for events that ask for a captcha" },
+    // Google Wallet passes (decisions.md 15 "Wallet passes"; docs/wallet.md): both or neither.
+    {
+      name: "GOOGLE_WALLET_SERVICE_ACCOUNT",
+      need: "optional",
+      about: "Google Wallet: the JSON key of a Google Cloud service account with the Google Wallet API enabled, on one line (with GOOGLE_WALLET_ISSUER_ID)",
+      check: (v) =>
+        (typeof tryJson(v)?.client_email === "string" && /BEGIN PRIVATE KEY/.test(tryJson(v)?.private_key ?? "")) ||
+        "the service account's JSON key (client_email, private_key)",
+    },
+    {
+      name: "GOOGLE_WALLET_ISSUER_ID",
+      need: "optional",
+      about: "Google Wallet: the issuer id the Google Pay & Wallet Console shows (digits; with GOOGLE_WALLET_SERVICE_ACCOUNT)",
+      visible: true,
+      check: (v) => /^[0-9]{1,30}$/.test(v.trim()) || "the issuer id, digits",
+    },
   ];
 }
 

@@ -26,6 +26,7 @@ import { orderTicketsRoutes } from "./features/ordering/order-tickets.routes";
 import { ordersRoutes } from "./features/ordering/orders.routes";
 import { pdfTemplatesRoutes } from "./features/files/pdf-templates.routes";
 import { invoicesRoutes } from "./features/tickets/invoices.routes";
+import { googleWalletRoutes } from "./features/tickets/google-wallet.routes";
 import { personalisationRoutes } from "./features/tickets/personalisation.routes";
 import { reportsRoutes } from "./features/reports/reports.routes";
 import { scanKeySyncRoutes, scansRoutes } from "./features/scanning/scans.routes";
@@ -60,6 +61,7 @@ export function buildApp() {
   app.route(`${API_BASE}/pay/test`, testPaymentsRoutes);
   app.route(`${API_BASE}/tickets`, personalisationRoutes);
   app.route(`${API_BASE}/tickets`, ticketDownloadsRoutes);
+  app.route(`${API_BASE}/tickets`, googleWalletRoutes);
   app.route(`${API_BASE}/invoices`, invoicesRoutes);
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   app.route(`${API_BASE}/payments/mollie`, mollieWebhooksRoutes);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Env } from "./env";
 import { log } from "./lib/log";
+import { type GoogleServiceAccount, readServiceAccount } from "./lib/google-wallet";
 import type { SigningKeyJwk } from "./lib/ticket-codes";
 import { isValidTimeZone } from "./lib/time";
 
@@ -134,6 +135,9 @@ const schema = z.object({
     .default("EUR")
     .refine((c) => /^[A-Z]{3}$/.test(c), "must be an ISO 4217 code such as EUR"),
   LOG_RETENTION_DAYS: z.string().default("90").transform(Number).pipe(z.number().int().min(1)),
+  // Google Wallet passes (decisions.md 15 "Wallet passes"): the service account's JSON key and the issuer id, both or none.
+  GOOGLE_WALLET_SERVICE_ACCOUNT: optionalSecret,
+  GOOGLE_WALLET_ISSUER_ID: optionalSecret,
 });
 
 export interface Config {
@@ -173,6 +177,8 @@ export interface Config {
   bulkBatchSize: number;
   /** Ed25519 keys for signed ticket codes (the first signs); empty: QR codes carry the plain ticket id. */
   ticketSigningKeys: readonly SigningKeyJwk[];
+  /** Google Wallet save links (decisions.md 15 "Wallet passes"); null: not configured, the route answers 404. */
+  googleWallet: { issuerId: string; account: GoogleServiceAccount } | null;
 }
 
 /** The settings that keep this deployment from working fully, by name (never by value); empty when all is well. */
@@ -204,6 +210,7 @@ export function loadConfig(env: Env): Config {
       message: "and STRIPE_WEBHOOK_SECRET are required for the stripe provider",
     })
     .refine((v) => v.PAYMENT_PROVIDER !== "mollie" || v.MOLLIE_API_KEY !== undefined, { path: ["MOLLIE_API_KEY"], message: "is required for the mollie provider" })
+    .superRefine(googleWalletProblems)
     .safeParse(env);
   if (!parsed.success) throw new ConfigError([...new Set(parsed.error.issues.map((i) => i.path.join(".")))]);
   const v = parsed.data;
@@ -228,6 +235,7 @@ export function loadConfig(env: Env): Config {
     mollie: { apiUrl: v.MOLLIE_API_URL.replace(/\/+$/, ""), apiKey: v.MOLLIE_API_KEY ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "", siteKey: v.RECAPTCHA_SITE_KEY },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
+    googleWallet: googleWallet(v.GOOGLE_WALLET_SERVICE_ACCOUNT, v.GOOGLE_WALLET_ISSUER_ID),
     bulkBatchSize: v.BULK_BATCH_SIZE,
     rateLimits: v.RATE_LIMITS === "on",
   };
@@ -236,6 +244,31 @@ export function loadConfig(env: Env): Config {
     log("error", "incomplete configuration: the service runs, but not fully, until these are set", { settings: config.incomplete });
   }
   return config;
+}
+
+/** A Google issuer id: digits, as the Google Pay & Wallet Console shows it. */
+const ISSUER_ID = /^[0-9]{1,30}$/;
+
+/**
+ * Google Wallet is configured by both settings or neither (decisions.md 15 "Wallet passes"): one without the other,
+ * a key that is not a service account's JSON key or an issuer id that is not one is a misconfiguration, named (never
+ * shown) like any other.
+ */
+function googleWalletProblems(v: { GOOGLE_WALLET_SERVICE_ACCOUNT?: string; GOOGLE_WALLET_ISSUER_ID?: string }, ctx: z.RefinementCtx): void {
+  const account = v.GOOGLE_WALLET_SERVICE_ACCOUNT;
+  const issuer = v.GOOGLE_WALLET_ISSUER_ID;
+  if (account === undefined && issuer === undefined) return;
+  if (account === undefined || readServiceAccount(account) === null) {
+    ctx.addIssue({ code: "custom", path: ["GOOGLE_WALLET_SERVICE_ACCOUNT"], message: "must be the service account's JSON key (client_email, a PKCS#8 private_key)" });
+  }
+  if (issuer === undefined || !ISSUER_ID.test(issuer.trim())) {
+    ctx.addIssue({ code: "custom", path: ["GOOGLE_WALLET_ISSUER_ID"], message: "must be the Google Wallet issuer id (digits)" });
+  }
+}
+
+function googleWallet(account: string | undefined, issuer: string | undefined): Config["googleWallet"] {
+  const read = account === undefined ? null : readServiceAccount(account);
+  return read && issuer ? { issuerId: issuer.trim(), account: read } : null;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface Env {
   RECAPTCHA_SECRET?: string;
   RECAPTCHA_SITE_KEY?: string;
   TICKET_SIGNING_KEYS?: string;
+  GOOGLE_WALLET_SERVICE_ACCOUNT?: string;
+  GOOGLE_WALLET_ISSUER_ID?: string;
   BULK_BATCH_SIZE?: string;
   RATE_LIMITS?: string;
   EMAIL_PROVIDER?: string;

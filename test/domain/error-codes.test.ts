@@ -228,7 +228,7 @@ describe("each error made once, through the registry (src/**)", () => {
 // The route tables (describeRoute, documented) name codes in prose: each must exist, with the status it is under.
 // ---------------------------------------------------------------------------------------------------------------
 
-const CODE_PREFIXES = /^(rest|order|coupon|scan|ticket|tickets|payment|idempotency|incorrect|waiting)_[a-z_]+$/;
+const CODE_PREFIXES = /^(rest|order|coupon|scan|ticket|tickets|payment|idempotency|incorrect|waiting|wallet)_[a-z_]+$/;
 /** Fields the failure descriptions name, shaped like codes. */
 const FIELD_NAMES = new Set(["ticket_id"]);
 

@@ -83,6 +83,16 @@ export const ticketsApi = {
       "409": "`tickets_not_personalised`: every ticket must be personalised first.",
     },
   },
+  googleWallet: {
+    operationId: "saveTicketToGoogleWallet",
+    summary: "Save a ticket to Google Wallet",
+    description: `Redirects to Google's save page with a signed JWT holding the event ticket class and object; the pass's QR code is the ticket's signed code, as on the PDF (decisions.md 15 "Wallet passes"). A pass only when the order's download would be allowed. ${CAPABILITY}`,
+    success: answers.redirect(302, "To `https://pay.google.com/gp/v/save/<jwt>`."),
+    errors: {
+      "404":
+        "`rest_ticket_invalid_id`: no such ticket in the order, or no pass yet (the order is not final, a ticket awaits personalisation, the ticket was revoked); `wallet_not_configured`: Google Wallet is not configured.",
+    },
+  },
   invoice: {
     operationId: "downloadInvoice",
     summary: "Download an order's invoice",

@@ -13,6 +13,7 @@ import { criteria } from "../../helpers/bulk";
 import { emailedConfirmLink } from "../../helpers/orders";
 import { asExample, type CheckedAnswer, checkAnswer, fieldDifferences, type Json, operationKey, pointer, registerDocument, validAt } from "../../helpers/openapi";
 import { stripeEnv, stripeSignature } from "../../helpers/stripe";
+import { serviceAccount, walletEnv } from "../../helpers/google-wallet";
 import { mollieAccount } from "../../helpers/mollie";
 import { whileLogging } from "../../helpers/logs";
 import { programStub, stubUrl, waitForRequests } from "../../helpers/stubs";
@@ -201,6 +202,18 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("GET /tickets/{uid}/personalise", { uid: order.uid }, pub);
     const ticketId = needs.tickets[0].ticket_id;
     await hit("PUT /tickets/{uid}/personalisation", { uid: order.uid }, { ...pub, body: { tickets: [{ ticket_id: ticketId, fields: { [badge.id]: "Alan" } }] } });
+
+    // Google Wallet, configured through the settings as a deployment would (docs/wallet.md); unconfigured, a 404.
+    const wallet = walletEnv(await serviceAccount());
+    const viaWallet = async (path: string) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(`${BASE}${path}`, { redirect: "manual" }), wallet, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    await hit("GET /tickets/{uid}/{ticket_id}/wallet/google", { uid: order.uid, ticket_id: ticketId }, viaWallet);
+    await miss("GET /tickets/{uid}/{ticket_id}/wallet/google", 404, { uid: order.uid, ticket_id: "AAAAAAAAAAAAAAAA" }, viaWallet);
+    await miss("GET /tickets/{uid}/{ticket_id}/wallet/google", 404, { uid: order.uid, ticket_id: ticketId }, pub);
   });
 
   it("scans, revoked and valid tickets, public keys; re-issued tickets; reports", async () => {

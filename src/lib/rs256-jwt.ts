@@ -1,0 +1,51 @@
+/**
+ * RS256 JSON Web Tokens (RFC 7519, RFC 7518 3.3) signed with WebCrypto (RSASSA-PKCS1-v1_5, SHA-256), the key an RSA
+ * private key in a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), as a Google service account's JSON key holds it. Pure:
+ * no platform beyond WebCrypto.
+ */
+
+const PEM = /^-----BEGIN PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]+?)\s*-----END PRIVATE KEY-----\s*$/;
+
+/** The DER bytes of a PKCS#8 PEM, or null when the text is not one (a PKCS#1 `RSA PRIVATE KEY` is not). */
+export function pkcs8FromPem(pem: string): Uint8Array<ArrayBuffer> | null {
+  const body = PEM.exec(pem.trim())?.[1]?.replace(/\s+/g, "");
+  if (!body) return null;
+  try {
+    const binary = atob(body);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    // A DER SEQUENCE: anything else is not a key, whatever its armour says.
+    return bytes.length > 64 && bytes[0] === 0x30 ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+function base64urlOf(bytes: Uint8Array | string): string {
+  const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
+  let s = "";
+  for (const b of data) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+const keys = new Map<string, Promise<CryptoKey>>();
+
+/** The imported signing key, once per PEM and isolate (importing RSA keys is not free). */
+function signingKey(pem: string): Promise<CryptoKey> {
+  let key = keys.get(pem);
+  if (!key) {
+    const der = pkcs8FromPem(pem);
+    if (!der) throw new Error("not a PKCS#8 PEM private key");
+    key = crypto.subtle.importKey("pkcs8", der, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+    key.catch(() => keys.delete(pem));
+    keys.set(pem, key);
+  }
+  return key;
+}
+
+/** `<header>.<claims>.<signature>`, base64url each, the header `{"alg":"RS256","typ":"JWT"}`. */
+export async function signRs256Jwt(claims: Record<string, unknown>, privateKeyPem: string): Promise<string> {
+  const input = `${base64urlOf(JSON.stringify({ alg: "RS256", typ: "JWT" }))}.${base64urlOf(JSON.stringify(claims))}`;
+  const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", await signingKey(privateKeyPem), new TextEncoder().encode(input));
+  return `${input}.${base64urlOf(new Uint8Array(signature))}`;
+}
