@@ -123,6 +123,9 @@ export const ERROR_CODES = {
   ticket_already_personalised: { status: 409, message: "The ticket is already personalised." },
   rest_invoice_not_available: { status: 404, message: "There is no invoice for this order." },
 
+  // Wallet passes (decisions.md 15 "Wallet passes").
+  wallet_not_configured: { status: 404, message: "Wallet passes of this kind are not configured on this service." },
+
   // Scanning (decisions.md 6, 13 "Tickets, scans, messages").
   scan_ticket_not_found: { status: 404, message: "Ticket not found" },
   scan_list_too_large: { status: 400, message: "The list holds more tickets than one answer carries: ask for it in pages." },

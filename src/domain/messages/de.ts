@@ -239,6 +239,7 @@ export const de: Catalogue = {
     tickets_not_personalised: "Jedes Ticket braucht einen Namen, bevor die Tickets heruntergeladen werden können.",
     ticket_already_personalised: "Dieses Ticket hat bereits einen Namen.",
     rest_invoice_not_available: "Für diese Bestellung gibt es keine Rechnung.",
+    wallet_not_configured: "Wallet-Pässe sind für dieses Ticket nicht verfügbar.",
     scan_ticket_not_found: "Ticket nicht gefunden.",
     scan_list_too_large: "Die Ticketliste ist zu lang, um sie auf einmal zu laden.",
     waiting_list_closed: "Diese Veranstaltung hat keine Warteliste.",

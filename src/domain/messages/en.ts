@@ -234,6 +234,7 @@ export const en = {
     tickets_not_personalised: "Every ticket needs a name before the tickets can be downloaded.",
     ticket_already_personalised: "This ticket already has a name.",
     rest_invoice_not_available: "There is no invoice for this order.",
+    wallet_not_configured: "Wallet passes are not available for this ticket.",
     scan_ticket_not_found: "Ticket not found.",
     scan_list_too_large: "The ticket list is too long to fetch at once.",
     waiting_list_closed: "This event has no waiting list.",

@@ -238,6 +238,7 @@ export const es: Catalogue = {
     tickets_not_personalised: "Cada entrada necesita un nombre antes de poder descargar las entradas.",
     ticket_already_personalised: "Esta entrada ya tiene un nombre.",
     rest_invoice_not_available: "No hay factura para este pedido.",
+    wallet_not_configured: "Los pases de Wallet no están disponibles para esta entrada.",
     scan_ticket_not_found: "Entrada no encontrada.",
     scan_list_too_large: "La lista de entradas es demasiado larga para cargarla de una vez.",
     waiting_list_closed: "Este evento no tiene lista de espera.",

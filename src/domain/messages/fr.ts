@@ -239,6 +239,7 @@ export const fr: Catalogue = {
     tickets_not_personalised: "Chaque billet doit porter un nom avant que les billets puissent être téléchargés.",
     ticket_already_personalised: "Ce billet porte déjà un nom.",
     rest_invoice_not_available: "Il n’y a pas de facture pour cette commande.",
+    wallet_not_configured: "Les cartes Wallet ne sont pas disponibles pour ce billet.",
     scan_ticket_not_found: "Billet introuvable.",
     scan_list_too_large: "La liste des billets est trop longue pour être chargée en une fois.",
     waiting_list_closed: "Cet événement n’a pas de liste d’attente.",

@@ -238,6 +238,7 @@ export const nl: Catalogue = {
     tickets_not_personalised: "Elk ticket heeft een naam nodig voordat de tickets kunnen worden gedownload.",
     ticket_already_personalised: "Dit ticket heeft al een naam.",
     rest_invoice_not_available: "Er is geen factuur voor deze bestelling.",
+    wallet_not_configured: "Wallet-passen zijn niet beschikbaar voor dit ticket.",
     scan_ticket_not_found: "Ticket niet gevonden.",
     scan_list_too_large: "De ticketlijst is te lang om in één keer op te halen.",
     waiting_list_closed: "Dit evenement heeft geen wachtlijst.",

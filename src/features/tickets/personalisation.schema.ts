@@ -83,6 +83,16 @@ export const ticketsApi = {
       "409": "`tickets_not_personalised`: every ticket must be personalised first.",
     },
   },
+  applePass: {
+    operationId: "downloadApplePass",
+    summary: "Download a ticket as an Apple Wallet pass",
+    description: `An \`eventTicket\` pass (\`.pkpass\`) whose QR barcode is the ticket's signed code, as on the PDF: the door scans it like the PDF, online or offline. Only when the order's tickets could be downloaded (final, personalised) and the ticket is one of them. ${CAPABILITY}`,
+    success: answers.file("application/vnd.apple.pkpass", "The pass."),
+    errors: {
+      "404":
+        "`rest_ticket_invalid_id`: no such ticket in the order, or the order's tickets cannot be downloaded (not final, not personalised, the ticket revoked). `wallet_not_configured`: Apple Wallet passes are not configured.",
+    },
+  },
   invoice: {
     operationId: "downloadInvoice",
     summary: "Download an order's invoice",
