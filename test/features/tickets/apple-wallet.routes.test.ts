@@ -159,7 +159,8 @@ describe("GET /tickets/<uid>/<ticket_id>/wallet.pkpass", () => {
     const other = await dashboardOrder(event.id, type.id, 1);
     await expectError(getPass(order.uid, other.ticketIds[0]!), 404, "rest_ticket_invalid_id");
 
-    // Unpaid: a customer order of a paid type stays open until paid.
+    // Unpaid: a customer order of a paid type stays open until paid (its tickets are written when it becomes final,
+    // so any id it is asked with is refused alike).
     const paid = await createEvent({ event_name: unique("Wallet paid ") });
     const priced = await createTicketType(paid.id, { name: "Priced", price: 10, maximum_to_order: 0 });
     const open = await expectJson(
