@@ -431,6 +431,13 @@ function secretSpecs(vars, routes) {
       visible: true,
       check: (v) => /^[0-9]{1,30}$/.test(v.trim()) || "the issuer id, digits",
     },
+    // Apple Wallet passes (decisions.md 15 "Wallet passes", docs/wallet.md): all five or none. PEM texts span lines:
+    // listed with how to put them from a file rather than asked for in the terminal.
+    { name: "APPLE_PASS_CERT", need: "optional", about: "Apple Wallet: the pass certificate, PEM (put from the file: < pass-cert.pem); all five APPLE_ or none" },
+    { name: "APPLE_PASS_KEY", need: "optional", about: "Apple Wallet: the pass certificate's private key, PEM PKCS#8 (< pass-key.pem)" },
+    { name: "APPLE_WWDR_CERT", need: "optional", about: "Apple Wallet: Apple's WWDR G4 intermediate, PEM (< wwdr-g4.pem)" },
+    { name: "APPLE_PASS_TYPE_ID", need: "optional", about: "Apple Wallet: the Pass Type ID (pass.com.example.tickets)" },
+    { name: "APPLE_TEAM_ID", need: "optional", about: "Apple Wallet: the Apple Developer team id (10 characters)" },
   ];
 }
 

@@ -36,6 +36,7 @@ import { mollieWebhooksRoutes } from "./features/payments/mollie-webhooks.routes
 import { stripeWebhooksRoutes } from "./features/payments/stripe-webhooks.routes";
 import { testPaymentsRoutes } from "./features/payments/test-payments.routes";
 import { ticketDownloadsRoutes } from "./features/tickets/ticket-downloads.routes";
+import { appleWalletRoutes } from "./features/tickets/apple-wallet.routes";
 import { ticketTypesRoutes } from "./features/catalogue/ticket-types.routes";
 import { applicationPasswordsRoutes } from "./features/users/application-passwords.routes";
 import { usersRoutes } from "./features/users/users.routes";
@@ -62,6 +63,7 @@ export function buildApp() {
   app.route(`${API_BASE}/tickets`, personalisationRoutes);
   app.route(`${API_BASE}/tickets`, ticketDownloadsRoutes);
   app.route(`${API_BASE}/tickets`, googleWalletRoutes);
+  app.route(`${API_BASE}/tickets`, appleWalletRoutes);
   app.route(`${API_BASE}/invoices`, invoicesRoutes);
   app.route(`${API_BASE}/payments/stripe`, stripeWebhooksRoutes);
   app.route(`${API_BASE}/payments/mollie`, mollieWebhooksRoutes);

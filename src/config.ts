@@ -124,6 +124,12 @@ const schema = z.object({
   // Mollie's Payments API v2 (decisions.md 15 "Selling like the peers"): an API key of the website profile.
   MOLLIE_API_URL: z.string().default("https://api.mollie.com"),
   MOLLIE_API_KEY: optionalSecret.refine((s) => s === undefined || /^(test|live)_\w+$/.test(s), "must be a Mollie API key (test_... or live_...)"),
+  // Apple Wallet passes (decisions.md 15 "Wallet passes"): all five or none; PEM texts, read when a pass is made.
+  APPLE_PASS_CERT: optionalSecret.refine((s) => s === undefined || s.includes("-----BEGIN CERTIFICATE-----"), "must be a PEM certificate"),
+  APPLE_PASS_KEY: optionalSecret.refine((s) => s === undefined || s.includes("-----BEGIN PRIVATE KEY-----"), "must be a PEM PKCS#8 private key (BEGIN PRIVATE KEY)"),
+  APPLE_WWDR_CERT: optionalSecret.refine((s) => s === undefined || s.includes("-----BEGIN CERTIFICATE-----"), "must be a PEM certificate"),
+  APPLE_PASS_TYPE_ID: optionalSecret,
+  APPLE_TEAM_ID: optionalSecret,
   RECAPTCHA_VERIFY_URL: z.string().default("https://www.google.com/recaptcha/api/siteverify"),
   RECAPTCHA_SECRET: optionalSecret,
   // Public: the shop page's reCAPTCHA widget shows it (decisions.md 15 "The box office"); without it no widget.
@@ -179,6 +185,32 @@ export interface Config {
   ticketSigningKeys: readonly SigningKeyJwk[];
   /** Google Wallet save links (decisions.md 15 "Wallet passes"); null: not configured, the route answers 404. */
   googleWallet: { issuerId: string; account: GoogleServiceAccount } | null;
+  /** Apple Wallet passes (decisions.md 15 "Wallet passes"); null: not configured (or only partly, see `incomplete`). */
+  appleWallet: AppleWalletConfig | null;
+}
+
+export interface AppleWalletConfig {
+  certificatePem: string;
+  keyPem: string;
+  wwdrPem: string;
+  passTypeId: string;
+  teamId: string;
+}
+
+const APPLE_SETTINGS = ["APPLE_PASS_CERT", "APPLE_PASS_KEY", "APPLE_WWDR_CERT", "APPLE_PASS_TYPE_ID", "APPLE_TEAM_ID"] as const;
+
+/**
+ * The Apple Wallet settings when all are set; the names of the missing ones when only some are (a half-configured
+ * wallet is a deployment mistake `/health` names, decisions.md 15 "Wallet passes"), else none.
+ */
+function appleWalletOf(v: Record<(typeof APPLE_SETTINGS)[number], string | undefined>): { config: AppleWalletConfig | null; missing: string[] } {
+  const missing = APPLE_SETTINGS.filter((name) => v[name] === undefined);
+  if (missing.length === APPLE_SETTINGS.length) return { config: null, missing: [] };
+  if (missing.length > 0) return { config: null, missing };
+  return {
+    config: { certificatePem: v.APPLE_PASS_CERT!, keyPem: v.APPLE_PASS_KEY!, wwdrPem: v.APPLE_WWDR_CERT!, passTypeId: v.APPLE_PASS_TYPE_ID!, teamId: v.APPLE_TEAM_ID! },
+    missing: [],
+  };
 }
 
 /** The settings that keep this deployment from working fully, by name (never by value); empty when all is well. */
@@ -214,6 +246,7 @@ export function loadConfig(env: Env): Config {
     .safeParse(env);
   if (!parsed.success) throw new ConfigError([...new Set(parsed.error.issues.map((i) => i.path.join(".")))]);
   const v = parsed.data;
+  const apple = appleWalletOf(v);
   const config: Config = {
     apiKeys: v.API_KEY_NEXT ? [v.API_KEY, v.API_KEY_NEXT] : [v.API_KEY],
     bootstrapAdmin: v.ADMIN_USERNAME && v.ADMIN_PASSWORD ? { username: v.ADMIN_USERNAME, password: v.ADMIN_PASSWORD, email: v.ADMIN_EMAIL } : null,
@@ -230,12 +263,13 @@ export function loadConfig(env: Env): Config {
     orderingKey: v.ORDERING_KEY ?? null,
     corsOrigins: v.CORS_ORIGINS,
     paymentProvider: v.PAYMENT_PROVIDER ?? null,
-    incomplete: incompleteSettings(v.PAYMENT_PROVIDER, v.PUBLIC_URL, v.ALLOW_HTTP_OUTBOUND),
+    incomplete: [...incompleteSettings(v.PAYMENT_PROVIDER, v.PUBLIC_URL, v.ALLOW_HTTP_OUTBOUND), ...apple.missing],
     stripe: { apiUrl: v.STRIPE_API_URL.replace(/\/+$/, ""), secretKey: v.STRIPE_SECRET_KEY ?? "", webhookSecret: v.STRIPE_WEBHOOK_SECRET ?? "" },
     mollie: { apiUrl: v.MOLLIE_API_URL.replace(/\/+$/, ""), apiKey: v.MOLLIE_API_KEY ?? "" },
     captcha: { verifyUrl: v.RECAPTCHA_VERIFY_URL, secret: v.RECAPTCHA_SECRET ?? "", siteKey: v.RECAPTCHA_SITE_KEY },
     ticketSigningKeys: v.TICKET_SIGNING_KEYS,
     googleWallet: googleWallet(v.GOOGLE_WALLET_SERVICE_ACCOUNT, v.GOOGLE_WALLET_ISSUER_ID),
+    appleWallet: apple.config,
     bulkBatchSize: v.BULK_BATCH_SIZE,
     rateLimits: v.RATE_LIMITS === "on",
   };

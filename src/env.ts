@@ -42,6 +42,11 @@ export interface Env {
   MOLLIE_API_URL?: string;
   MOLLIE_API_KEY?: string;
   RECAPTCHA_SECRET?: string;
+  APPLE_PASS_CERT?: string;
+  APPLE_PASS_KEY?: string;
+  APPLE_WWDR_CERT?: string;
+  APPLE_PASS_TYPE_ID?: string;
+  APPLE_TEAM_ID?: string;
   RECAPTCHA_SITE_KEY?: string;
   TICKET_SIGNING_KEYS?: string;
   GOOGLE_WALLET_SERVICE_ACCOUNT?: string;

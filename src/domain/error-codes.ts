@@ -124,7 +124,7 @@ export const ERROR_CODES = {
   rest_invoice_not_available: { status: 404, message: "There is no invoice for this order." },
 
   // Wallet passes (decisions.md 15 "Wallet passes").
-  wallet_not_configured: { status: 404, message: "This wallet's passes are not configured." },
+  wallet_not_configured: { status: 404, message: "Wallet passes of this kind are not configured on this service." },
 
   // Scanning (decisions.md 6, 13 "Tickets, scans, messages").
   scan_ticket_not_found: { status: 404, message: "Ticket not found" },

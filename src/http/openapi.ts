@@ -226,6 +226,14 @@ function successResponse(success: Success, extraHeaders: readonly ResponseHeader
       return { "200": { description: success.description, headers: headers([]), content: { "text/html": { schema: { type: "string" } } } } };
     case "csv":
       return { "200": { description: success.description, headers: headers(["Content-Disposition"]), content: { "text/csv": { schema: { type: "string" } } } } };
+    case "file":
+      return {
+        "200": {
+          description: success.description,
+          headers: headers(["Content-Disposition"]),
+          content: { [success.mediaType]: { schema: { type: "string", format: "binary" } } },
+        },
+      };
     case "redirect":
       return { [success.status]: { description: success.description, headers: headers(["Location"]) } };
   }

@@ -39,6 +39,7 @@ export type Success =
   | { kind: "image"; mediaTypes: readonly string[]; description: string }
   | { kind: "html"; description: string }
   | { kind: "csv"; description: string }
+  | { kind: "file"; mediaType: string; description: string }
   | { kind: "redirect"; status: 302 | 303; description: string };
 
 /** A failure: a description of when it happens (answered in the error envelope), or a body of its own. */
@@ -159,5 +160,7 @@ export const answers = {
   html: (description: string): Success => ({ kind: "html", description }),
   /** A CSV file (`text/csv; charset=utf-8`), named in `Content-Disposition`. */
   csv: (description: string): Success => ({ kind: "csv", description }),
+  /** Bytes of one media type (an Apple Wallet pass), named in `Content-Disposition`. */
+  file: (mediaType: string, description: string): Success => ({ kind: "file", mediaType, description }),
   redirect: (status: 302 | 303, description: string): Success => ({ kind: "redirect", status, description }),
 };

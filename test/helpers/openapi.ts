@@ -94,6 +94,9 @@ export async function checkAnswer(doc: Json, uri: string, route: string, res: Re
     } else if (mediaType === "application/pdf") {
       expect(text.startsWith("%PDF-"), `${route}: a PDF`).toBe(true);
       body = bytes;
+    } else if (mediaType === "application/vnd.apple.pkpass") {
+      expect([...bytes.subarray(0, 4)], `${route}: a zip`).toEqual([0x50, 0x4b, 0x03, 0x04]);
+      body = bytes;
     } else if (mediaType === "image/png") {
       expect([...bytes.subarray(0, 8)], `${route}: a PNG`).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
       body = bytes;

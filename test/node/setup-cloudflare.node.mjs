@@ -132,6 +132,10 @@ describe("npm run setup:cloudflare", () => {
     for (const name of REQUIRED_SECRETS) assert.match(first.stdout, new RegExp(`^\\s+${name}\\s+required`, "m"));
     // The service's public address is required too (decisions.md 15): links in emails and pages use it.
     assert.match(first.stdout, /^\s+PUBLIC_URL\s+required/m);
+    // Apple Wallet's settings are optional (decisions.md 15 "Wallet passes"): listed, never required.
+    for (const name of ["APPLE_PASS_CERT", "APPLE_PASS_KEY", "APPLE_WWDR_CERT", "APPLE_PASS_TYPE_ID", "APPLE_TEAM_ID"]) {
+      assert.match(first.stdout, new RegExp(`^\\s+${name}\\s+optional`, "m"));
+    }
     assert.equal(indexOf(first.calls, "secret put"), -1);
 
     const second = ok(setup(p, ["--yes"]));

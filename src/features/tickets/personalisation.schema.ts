@@ -93,6 +93,16 @@ export const ticketsApi = {
         "`rest_ticket_invalid_id`: no such ticket in the order, or no pass yet (the order is not final, a ticket awaits personalisation, the ticket was revoked); `wallet_not_configured`: Google Wallet is not configured.",
     },
   },
+  applePass: {
+    operationId: "downloadApplePass",
+    summary: "Download a ticket as an Apple Wallet pass",
+    description: `An \`eventTicket\` pass (\`.pkpass\`) whose QR barcode is the ticket's signed code, as on the PDF: the door scans it like the PDF, online or offline. Only when the order's tickets could be downloaded (final, personalised) and the ticket is one of them. ${CAPABILITY}`,
+    success: answers.file("application/vnd.apple.pkpass", "The pass."),
+    errors: {
+      "404":
+        "`rest_ticket_invalid_id`: no such ticket in the order, or the order's tickets cannot be downloaded (not final, not personalised, the ticket revoked). `wallet_not_configured`: Apple Wallet passes are not configured.",
+    },
+  },
   invoice: {
     operationId: "downloadInvoice",
     summary: "Download an order's invoice",

@@ -24,7 +24,7 @@ import type { EventRow, OrderRow, PdfTemplateRow, TicketRow, TicketTypeRow } fro
  */
 
 /** The event date in the event's own date format and zone ("" when unset). */
-function eventDateText(event: EventRow): string {
+export function eventDateText(event: EventRow): string {
   return event.eventDate === null ? "" : formatPhpDate(wallClockAt(event.eventDate * 1000, event.timezone), event.eventDateFormat);
 }
 

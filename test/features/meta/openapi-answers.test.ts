@@ -8,13 +8,14 @@ import { answeringRoutes, openApiPath } from "../../../src/http/openapi";
 import worker from "../../../src/index";
 import { depsFromEnv } from "../../../src/platform/deps";
 import { eventObject } from "../../../src/platform/event-object.client";
-import { BASE, type CallOptions, call, expectJson, unique } from "../../helpers/api";
+import { BASE, type CallOptions, call, expectJson, request, unique } from "../../helpers/api";
 import { criteria } from "../../helpers/bulk";
 import { emailedConfirmLink } from "../../helpers/orders";
 import { asExample, type CheckedAnswer, checkAnswer, fieldDifferences, type Json, operationKey, pointer, registerDocument, validAt } from "../../helpers/openapi";
 import { stripeEnv, stripeSignature } from "../../helpers/stripe";
 import { serviceAccount, walletEnv } from "../../helpers/google-wallet";
 import { mollieAccount } from "../../helpers/mollie";
+import { walletCredentials } from "../../helpers/wallet-credentials";
 import { whileLogging } from "../../helpers/logs";
 import { programStub, stubUrl, waitForRequests } from "../../helpers/stubs";
 import { makePdf, upload } from "../../helpers/uploads";
@@ -214,6 +215,25 @@ describe("every route answers as the OpenAPI document says", () => {
     await hit("GET /tickets/{uid}/{ticket_id}/wallet/google", { uid: order.uid, ticket_id: ticketId }, viaWallet);
     await miss("GET /tickets/{uid}/{ticket_id}/wallet/google", 404, { uid: order.uid, ticket_id: "AAAAAAAAAAAAAAAA" }, viaWallet);
     await miss("GET /tickets/{uid}/{ticket_id}/wallet/google", 404, { uid: order.uid, ticket_id: ticketId }, pub);
+    // Apple Wallet (decisions.md 15 "Wallet passes"): configured with throwaway credentials; unconfigured, a 404.
+    const appleCredentials = await walletCredentials();
+    const withApple = async (path: string) => {
+      const ctx = createExecutionContext();
+      const apple = {
+        APPLE_PASS_CERT: appleCredentials.certPem,
+        APPLE_PASS_KEY: appleCredentials.keyPem,
+        APPLE_WWDR_CERT: appleCredentials.wwdrPem,
+        APPLE_PASS_TYPE_ID: "pass.test",
+        APPLE_TEAM_ID: "TEAM123456",
+      };
+      const res = await worker.fetch(request("GET", path, pub), { ...env, ...apple } as typeof env, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const applePass = "GET /tickets/{uid}/{ticket_id}/wallet.pkpass";
+    await hit(applePass, { uid: order.uid, ticket_id: ticketId }, withApple);
+    await miss(applePass, 404, { uid: order.uid, ticket_id: ticketId }, pub);
+    await miss(applePass, 404, { uid: order.uid, ticket_id: "A".repeat(16) }, withApple);
   });
 
   it("scans, revoked and valid tickets, public keys; re-issued tickets; reports", async () => {
