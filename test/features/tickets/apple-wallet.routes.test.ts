@@ -7,6 +7,7 @@ import { decideOffline } from "../../../src/door-app/offline-decision";
 import worker from "../../../src/index";
 import { TicketSigner, ticketIdOfCode } from "../../../src/lib/ticket-codes";
 import { call, expectError, expectJson, request, unique } from "../../helpers/api";
+import { expectLogged } from "../../helpers/logs";
 import { createEvent, createInputField, createScanKey, createTicketType } from "../../helpers/catalogue";
 import { waitKnown } from "../../helpers/offline-list";
 import { type WalletCredentials, walletCredentials } from "../../helpers/wallet-credentials";
@@ -194,10 +195,14 @@ describe("GET /tickets/<uid>/<ticket_id>/wallet.pkpass", () => {
 
   it("a partial set of the Apple settings is a misconfiguration /health names, never with values", async () => {
     const partial = { ...env, APPLE_PASS_TYPE_ID: "pass.test.throwaway", APPLE_PASS_KEY: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----" } as typeof env;
+    // The service says so in its log too, naming the settings only.
+    const logged = expectLogged("error", /incomplete configuration/);
     const res = await withEnv(partial, request("GET", "/health", { key: null, auth: null }));
     const text = await res.text();
     expect(res.status, text).toBe(503);
     for (const name of ["APPLE_PASS_CERT", "APPLE_WWDR_CERT", "APPLE_TEAM_ID"]) expect(text).toContain(name);
     expect(text).not.toContain("secret");
+    expect(logged.lines).toHaveLength(1);
+    expect(logged.all.join("\n")).not.toContain("secret");
   });
 });
