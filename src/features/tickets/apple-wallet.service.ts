@@ -1,5 +1,5 @@
 import type { AppleWalletConfig } from "../../config";
-import { fail, invalidId } from "../../domain/errors";
+import { fail } from "../../domain/errors";
 import { ticketTypeLabel } from "../../domain/seat-plan";
 import { importSigner, type Pkcs7Signer, signDetached } from "../../lib/pkcs7-signature";
 import { passImages } from "../../lib/pass-images";
@@ -7,8 +7,8 @@ import { packPass, passJson } from "../../lib/pkpass";
 import { qrPayload, signerFor } from "../../lib/ticket-codes";
 import { isoDateTimeWithOffset } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
-import { orderByUid } from "./personalisation.service";
-import { downloadProblem, eventDateText, readInputs } from "./ticket-pdf-render.service";
+import { eventDateText } from "./ticket-pdf-render.service";
+import { passSubject } from "./wallet-ticket";
 
 const signers = new WeakMap<AppleWalletConfig, Promise<Pkcs7Signer>>();
 
@@ -27,19 +27,12 @@ function signerOf(config: AppleWalletConfig): Promise<Pkcs7Signer> {
 /**
  * `GET /tickets/<uid>/<ticket_id>/wallet.pkpass` (decisions.md 15 "Wallet passes"): the ticket as an Apple Wallet
  * pass, whose QR barcode is the ticket's signed code (the PDF's), so the scan and the door app's offline decision
- * admit it. A pass only when the order's PDF download would be allowed (final, every ticket personalised) and the
- * ticket is one of it now (a revoked ticket's row is gone): else `404 rest_ticket_invalid_id`, one answer for all, so
- * it tells nothing about the order. Unconfigured: `404 wallet_not_configured`.
+ * admit it. Which tickets get one: passSubject. Unconfigured: `404 wallet_not_configured`.
  */
 export async function applePass(deps: Deps, uid: string, ticketId: string): Promise<Uint8Array<ArrayBuffer>> {
   const wallet = deps.config.appleWallet;
   if (!wallet) throw fail.wallet_not_configured("Apple Wallet passes are not configured on this service.");
-  const order = await orderByUid(deps, uid).catch(() => null);
-  const inputs = order ? await readInputs(deps, order) : null;
-  if (!inputs || (await downloadProblem(deps, inputs))) throw invalidId("ticket");
-  const ticket = inputs.tickets.find((t) => t.id === ticketId);
-  if (!ticket) throw invalidId("ticket");
-  const event = inputs.events.find((e) => e.id === ticket.eventId)!;
+  const { order, ticket, event } = await passSubject(deps, uid, ticketId);
 
   const pass = passJson({
     passTypeIdentifier: wallet.passTypeId,
@@ -52,7 +45,7 @@ export async function applePass(deps: Deps, uid: string, ticketId: string): Prom
     relevantDate: event.eventDate === null ? null : isoDateTimeWithOffset(event.eventDate, event.timezone),
     location: "",
     typeText: ticketTypeLabel(ticket),
-    holderName: inputs.order.name,
+    holderName: order.name,
     barcodeMessage: await qrPayload(signerFor(deps.config.ticketSigningKeys), ticket),
   });
   const signer = await signerOf(wallet);

@@ -1,29 +1,18 @@
-import { eq } from "drizzle-orm";
-import { orders } from "../../db/schema";
-import { fail, invalidId } from "../../domain/errors";
-import { secretsEqual } from "../../lib/crypto";
+import { fail } from "../../domain/errors";
 import { googleSaveLink } from "../../lib/google-wallet";
 import { qrPayload, signerFor } from "../../lib/ticket-codes";
 import { isoDateTimeWithOffset } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
-import { downloadProblem, readInputs } from "./ticket-pdf-render.service";
+import { passSubject } from "./wallet-ticket";
 
 /**
  * `GET /tickets/<uid>/<ticket_id>/wallet/google` (decisions.md 15 "Wallet passes"; docs/wallet.md): the link that saves
- * one ticket to Google Wallet. A pass follows the download's rules (downloadProblem): none before the order is final,
- * none while a ticket awaits personalisation, none for a ticket no longer in the order (revoked); each of these, and
- * an unknown order or ticket, answers `404 rest_ticket_invalid_id`, so the link tells nothing apart.
+ * one ticket to Google Wallet. Which tickets get one: passSubject. Unconfigured: `404 wallet_not_configured`.
  */
 export async function googleWalletLink(deps: Deps, uid: string, ticketId: string): Promise<string> {
   const wallet = deps.config.googleWallet;
   if (!wallet) throw fail.wallet_not_configured();
-  const order = await deps.db.select().from(orders).where(eq(orders.uid, uid)).get();
-  if (!order || !(await secretsEqual(uid, order.uid))) throw invalidId("ticket");
-  const inputs = await readInputs(deps, order);
-  if (!inputs || (await downloadProblem(deps, inputs))) throw invalidId("ticket");
-  const ticket = inputs.tickets.find((t) => t.id === ticketId);
-  const event = ticket && inputs.events.find((e) => e.id === ticket.eventId);
-  if (!ticket || !event) throw invalidId("ticket");
+  const { order, ticket, event } = await passSubject(deps, uid, ticketId);
   const pass = {
     eventId: event.id,
     eventName: event.eventName,
