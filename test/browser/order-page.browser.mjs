@@ -6,8 +6,11 @@
 // a refresh link; the order is paid through the test checkout in another request, and the open page updates itself
 // without a reload (its script re-fetches `<main>` while `data-refresh` says something is pending), announcing the
 // new state politely; the paid page's download answers a PDF; the same page in Dutch; an unknown order's 404 page.
+// With Google Wallet configured (a throwaway service account), the paid page lists each ticket's "Add to Google
+// Wallet" link, named for its ticket and reached from the keyboard, and each leads to Google's save page (docs/wallet.md).
 // axe-core's WCAG 2.0/2.1 A and AA rules find no violation in any of these states (decisions.md 15 "Accessibility").
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +20,12 @@ import { endRun, expectNoAxeViolations, launchChromium, stopAfterSixMinutes, ste
 
 const STEP_MS = 20_000;
 const ORDERING_KEY = "order-page-browser-ordering-key";
+/** A throwaway service account's JSON key, as Google's console downloads it. */
+const GOOGLE_WALLET_SERVICE_ACCOUNT = JSON.stringify({
+  type: "service_account",
+  client_email: "wallet@order-page-test.iam.gserviceaccount.com",
+  private_key: generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }),
+});
 const root = mkdtempSync(join(tmpdir(), "ticketing-order-page-"));
 const stateDir = join(root, "state");
 let service;
@@ -51,7 +60,7 @@ describe("the order page in Chromium", { timeout: 5 * 60_000 }, () => {
   before(
     async () => {
       failed = true; // until the set-up is through
-      service = await startService({ persistTo: stateDir, vars: { ORDERING_KEY } });
+      service = await startService({ persistTo: stateDir, vars: { ORDERING_KEY, GOOGLE_WALLET_SERVICE_ACCOUNT, GOOGLE_WALLET_ISSUER_ID: "3388000000012345678" } });
       console.log(`# service at ${service.url}, state in ${stateDir}`);
       const event = await service.admin("POST", "/admin/events", { event_name: "Order page concert" });
       const type = await service.admin("POST", `/admin/events/${event.id}/ticket-types`, { name: "Standing", price: 12.5, maximum_to_order: 0 });
@@ -131,6 +140,27 @@ describe("the order page in Chromium", { timeout: 5 * 60_000 }, () => {
     await expectNoAxeViolations(page, "the paid order page");
   });
 
+  step("the paid page's wallet links: one per ticket, named for it, reached by Tab, each to Google's save page", async () => {
+    const names = await page.$$eval(".order-wallet a", (links) => links.map((a) => a.getAttribute("aria-label")));
+    assert.deepEqual(names, ["Add to Google Wallet: ticket 1, Standing", "Add to Google Wallet: ticket 2, Standing"]);
+    // From the top of the page, Tab reaches each wallet link after the download link.
+    await page.evaluate(() => document.activeElement?.blur());
+    const reached = [];
+    for (let i = 0; i < 12 && reached.length < 2; i++) {
+      await page.keyboard.press("Tab");
+      const name = await page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? "");
+      if (name.startsWith("Add to Google Wallet")) reached.push(name);
+    }
+    assert.deepEqual(reached, names);
+    const hrefs = await page.$$eval(".order-wallet a", (links) => links.map((a) => a.href));
+    for (const href of hrefs) {
+      const res = await fetch(href, { redirect: "manual" });
+      assert.equal(res.status, 302, href);
+      assert.match(res.headers.get("location"), /^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    }
+    await page.screenshot({ path: join(root, "2b-wallet.png"), fullPage: true });
+  });
+
   step("in Dutch: the service's words translated, the organiser's as written; no axe violation", async () => {
     const res = await page.goto(`${ctx.pageUrl}?lang=nl`, { waitUntil: "load", timeout: 30_000 });
     assert.equal(res.status(), 200);
@@ -138,6 +168,7 @@ describe("the order page in Chromium", { timeout: 5 * 60_000 }, () => {
     assert.equal(now.lang, "nl");
     assert.match(now.state, /^Betaald\./);
     assert.ok(now.links.some((l) => l.text === "Download je tickets"));
+    assert.equal(now.links.filter((l) => l.text === "Toevoegen aan Google Wallet").length, 2);
     assert.match(await page.$eval("main h2", (h) => h.textContent), /Order page concert/);
     await page.screenshot({ path: join(root, "3-paid-nl.png"), fullPage: true });
     await expectNoAxeViolations(page, "the paid order page in Dutch");

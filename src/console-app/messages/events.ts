@@ -87,7 +87,7 @@ const en = {
   confirmationBcc: "BCC address of the confirmation email",
   confirmationBody: "Body of the confirmation email",
   bodyHint:
-    "HTML; scripts are removed. Keywords: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}. A keyword inside a link must be URL-escaped.",
+    "HTML; scripts are removed. Keywords: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}, {%WALLET%}. A keyword inside a link must be URL-escaped.",
   confirmationLegend: "Confirmation email",
   confirmationIntro: "Used with confirmation emails: the order is kept only when the customer confirms it.",
   confirmationTimeout: "Confirmation time (minutes)",
@@ -271,7 +271,7 @@ export const eventsText: Texts<typeof en> = {
     confirmationBcc: "BCC-adres van de bevestigingsmail",
     confirmationBody: "Inhoud van de bevestigingsmail",
     bodyHint:
-      "HTML; scripts worden verwijderd. Trefwoorden: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}. Een trefwoord in een link moet URL-gecodeerd zijn.",
+      "HTML; scripts worden verwijderd. Trefwoorden: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}, {%WALLET%}. Een trefwoord in een link moet URL-gecodeerd zijn.",
     confirmationLegend: "Bevestigingsmail",
     confirmationIntro: "Gebruikt bij bevestigingsmails: de bestelling blijft alleen staan als de klant haar bevestigt.",
     confirmationTimeout: "Bevestigingstijd (minuten)",
@@ -454,7 +454,7 @@ export const eventsText: Texts<typeof en> = {
     confirmationBcc: "BCC-Adresse der Bestätigungs-E-Mail",
     confirmationBody: "Inhalt der Bestätigungs-E-Mail",
     bodyHint:
-      "HTML; Skripte werden entfernt. Platzhalter: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}. Ein Platzhalter in einem Link muss URL-kodiert sein.",
+      "HTML; Skripte werden entfernt. Platzhalter: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}, {%WALLET%}. Ein Platzhalter in einem Link muss URL-kodiert sein.",
     confirmationLegend: "Bestätigungs-E-Mail",
     confirmationIntro: "Für Bestätigungs-E-Mails: die Bestellung bleibt nur bestehen, wenn der Kunde sie bestätigt.",
     confirmationTimeout: "Bestätigungsfrist (Minuten)",
@@ -637,7 +637,7 @@ export const eventsText: Texts<typeof en> = {
     confirmationBcc: "Adresse en copie cachée (BCC) de l’e-mail de confirmation",
     confirmationBody: "Contenu de l’e-mail de confirmation",
     bodyHint:
-      "HTML\u202f; les scripts sont retirés. Mots-clés\u00a0: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}. Un mot-clé dans un lien doit être encodé pour l’URL.",
+      "HTML\u202f; les scripts sont retirés. Mots-clés\u00a0: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}, {%WALLET%}. Un mot-clé dans un lien doit être encodé pour l’URL.",
     confirmationLegend: "E-mail de confirmation",
     confirmationIntro: "Utilisé avec les e-mails de confirmation\u00a0: la commande n’est gardée que si le client la confirme.",
     confirmationTimeout: "Délai de confirmation (minutes)",
@@ -821,7 +821,7 @@ export const eventsText: Texts<typeof en> = {
     confirmationBcc: "Dirección en copia oculta (CCO) del correo de confirmación",
     confirmationBody: "Contenido del correo de confirmación",
     bodyHint:
-      "HTML; se quitan los scripts. Palabras clave: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}. Una palabra clave dentro de un enlace debe ir codificada para URL.",
+      "HTML; se quitan los scripts. Palabras clave: {%NAME%}, {%EMAIL%}, {%YEAR%}, {%TICKETS%}, {%DOWNLOAD-TICKETS%}, {%PERSONALISE%}, {%INVOICE%}, {%FIELDS%}, {%WALLET%}. Una palabra clave dentro de un enlace debe ir codificada para URL.",
     confirmationLegend: "Correo de confirmación",
     confirmationIntro: "Se usa con los correos de confirmación: el pedido solo se mantiene si el cliente lo confirma.",
     confirmationTimeout: "Plazo de confirmación (minutos)",

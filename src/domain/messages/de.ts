@@ -97,6 +97,10 @@ export const de: Catalogue = {
     personaliseFirst: "Ihre Tickets müssen personalisiert werden, bevor Sie sie herunterladen können.",
     invoice: "Rechnung herunterladen",
     preparing: "Ihre Tickets werden erstellt: {ready} von {parts} Teilen fertig. Der Download-Link erscheint hier, sobald sie fertig sind.",
+    wallet: "Legen Sie Ihre Tickets in die Wallet Ihres Telefons:",
+    appleWallet: "Zu Apple Wallet hinzufügen",
+    googleWallet: "Zu Google Wallet hinzufügen",
+    walletFor: "{wallet}: Ticket {n}, {ticket}",
   },
   // The door app (src/door-app, docs/door-app.md): the set-up screen, the scan screen and its answers.
   door: {

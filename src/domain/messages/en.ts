@@ -98,6 +98,10 @@ export const en = {
     personaliseFirst: "Your tickets must be personalised before they can be downloaded.",
     invoice: "Download the invoice",
     preparing: "Your tickets are being prepared: {ready} of {parts} parts done. The download link appears here when they are ready.",
+    wallet: "Add your tickets to your phone's wallet:",
+    appleWallet: "Add to Apple Wallet",
+    googleWallet: "Add to Google Wallet",
+    walletFor: "{wallet}: ticket {n}, {ticket}",
   },
   // The door app (src/door-app, docs/door-app.md): the set-up screen, the scan screen and its answers.
   door: {

@@ -96,6 +96,10 @@ export const es: Catalogue = {
     personaliseFirst: "Tus entradas deben personalizarse antes de poder descargarlas.",
     invoice: "Descarga la factura",
     preparing: "Estamos preparando tus entradas: {ready} de {parts} partes listas. El enlace de descarga aparecerá aquí cuando estén listas.",
+    wallet: "Añade tus entradas a la cartera de tu móvil:",
+    appleWallet: "Añadir a Apple Wallet",
+    googleWallet: "Añadir a Google Wallet",
+    walletFor: "{wallet}: entrada {n}, {ticket}",
   },
   // The door app (src/door-app, docs/door-app.md): the set-up screen, the scan screen and its answers.
   door: {

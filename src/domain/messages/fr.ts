@@ -97,6 +97,10 @@ export const fr: Catalogue = {
     personaliseFirst: "Vos billets doivent être personnalisés avant de pouvoir être téléchargés.",
     invoice: "Télécharger la facture",
     preparing: "Vos billets sont en préparation : {ready} parties sur {parts} prêtes. Le lien de téléchargement apparaîtra ici dès qu'ils seront prêts.",
+    wallet: "Ajoutez vos billets au portefeuille de votre téléphone :",
+    appleWallet: "Ajouter à Apple Wallet",
+    googleWallet: "Ajouter à Google Wallet",
+    walletFor: "{wallet} : billet {n}, {ticket}",
   },
   // The door app (src/door-app, docs/door-app.md): the set-up screen, the scan screen and its answers.
   door: {

@@ -96,6 +96,10 @@ export const nl: Catalogue = {
     personaliseFirst: "Je tickets moeten gepersonaliseerd worden voordat je ze kunt downloaden.",
     invoice: "Download de factuur",
     preparing: "Je tickets worden klaargemaakt: {ready} van {parts} delen klaar. De downloadlink verschijnt hier zodra ze klaar zijn.",
+    wallet: "Zet je tickets in de wallet van je telefoon:",
+    appleWallet: "Toevoegen aan Apple Wallet",
+    googleWallet: "Toevoegen aan Google Wallet",
+    walletFor: "{wallet}: ticket {n}, {ticket}",
   },
   // The door app (src/door-app, docs/door-app.md): the set-up screen, the scan screen and its answers.
   door: {

@@ -4,7 +4,7 @@ import { invalidId } from "../../domain/errors";
 import { randomString } from "../../lib/random";
 import type { Deps } from "../../platform/deps";
 import { outboxStatement } from "../messaging/emails.service";
-import { orderEmail } from "../ordering/order-emails.service";
+import { orderEmail, seedTickets } from "../ordering/order-emails.service";
 import { seedsForOrder } from "../ordering/order-drafts";
 import { announceFinal, finalStatements } from "../ordering/order-placement";
 import { orderTopicStatements } from "../ordering/order-topics";
@@ -34,18 +34,7 @@ export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ 
   const ours = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND finalize_token = ${token})`;
   const confirmed: OrderRow = { ...order, paymentStatus: `${order.paymentStatus} - confirmed`, awaitsConfirmation: false, finalizeToken: token };
   const { writes } = finalStatements(deps, confirmed, event, seeds, order.deductions, ours);
-  const email = outboxStatement(
-    deps,
-    orderEmail(
-      deps,
-      confirmed,
-      event,
-      "confirmed",
-      seeds.some((s) => s.personalise),
-    ),
-    order.id,
-    ours,
-  );
+  const email = outboxStatement(deps, orderEmail(deps, confirmed, event, "confirmed", seedTickets(seeds)), order.id, ours);
   const created = await orderTopicStatements(deps, "order.created", confirmed, event, ours);
   const results = await db.batch([
     db

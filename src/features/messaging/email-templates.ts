@@ -19,6 +19,8 @@ type Keyword =
   | "CONFIRM"
   // Our extra (decisions.md 14): the order summary as a table.
   | "ORDER"
+  // The order's wallet passes (decisions.md 15 "Wallet passes").
+  | "WALLET"
   // Coupon emails (decisions.md 9).
   | "CODE"
   | "AMOUNT"
@@ -121,7 +123,7 @@ export function renderEmail(template: { subject: string; body: string }, values:
  * What an event sends when its own body is empty: every link the customer needs, never an attachment. The blocks
  * are empty when they do not apply (nothing to personalise); the confirmation request has no tickets yet.
  */
-const TICKETS_PART = "{%ORDER%}{%PERSONALISE%}{%DOWNLOAD-TICKETS%}";
+const TICKETS_PART = "{%ORDER%}{%PERSONALISE%}{%DOWNLOAD-TICKETS%}{%WALLET%}";
 export const DEFAULT_ORDER_BODY = `<p>Dear {%NAME%},</p><p>Thank you for your order.</p>${TICKETS_PART}`;
 export const DEFAULT_CONFIRM_BODY = '<p>Dear {%NAME%},</p><p>Please confirm your booking:</p><p><a href="%7B%25CONFIRM%25%7D">Confirm my booking</a></p>';
 export const DEFAULT_CONFIRMED_BODY = `<p>Dear {%NAME%},</p><p>Your booking is confirmed.</p>${TICKETS_PART}`;

@@ -11,21 +11,38 @@ import { enqueueEmails, outboxStatement, type OutboxEmail } from "../messaging/e
 import { DEFAULT_CONFIRM_BODY, DEFAULT_CONFIRMED_BODY, DEFAULT_ORDER_BODY, renderEmail } from "../messaging/email-templates";
 import { orderKeywords } from "./order-keywords";
 import { ordersToPersonalise } from "../tickets/personalisation.service";
+import { ordersPassTickets, type PassTicket, seedPassTickets } from "../tickets/wallet-links";
+import type { TicketSeed } from "../../domain/order-rules";
 
 export type OrderEmailKind = "new-order" | "confirm" | "confirmed";
+
+/** What an order's email says of its tickets. */
+export interface EmailTickets {
+  /** Some ticket is still to be personalised ({%PERSONALISE%}; no download or passes yet). */
+  toPersonalise: boolean;
+  /** The tickets, for their wallet passes ({%WALLET%}). */
+  passes: readonly PassTicket[];
+}
+
+/** The confirmation request's: the order has no tickets yet. */
+export const NO_TICKETS: EmailTickets = { toPersonalise: false, passes: [] };
+
+/** The tickets an order's final batch writes, as its email tells of them. */
+export function seedTickets(seeds: readonly TicketSeed[]): EmailTickets {
+  return { toPersonalise: seeds.some((s) => s.personalise), passes: seedPassTickets(seeds) };
+}
 
 /**
  * The outbox row of an order email: the new-order email (the event's `email` template; with confirmation emails
  * on it asks for the confirmation and carries {%CONFIRM%}), or the confirmation-done email (`email_confirmation`).
- * `toPersonalise`: some of the order's tickets are still to be personalised ({%PERSONALISE%}).
  * Sender name and address override the global ones only when set; one BCC at most.
  */
-export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind, toPersonalise: boolean): OutboxEmail {
+export function orderEmail(deps: Deps, order: OrderRow, event: EventRow, kind: OrderEmailKind, tickets: EmailTickets): OutboxEmail {
   const confirmed = kind === "confirmed";
   const template = confirmed ? event.emailConfirmation : event.email;
   const fallback = kind === "confirm" ? DEFAULT_CONFIRM_BODY : confirmed ? DEFAULT_CONFIRMED_BODY : DEFAULT_ORDER_BODY;
   const subject = template.subject || (confirmed ? `Booking confirmed: ${event.eventName}` : `Your order for ${event.eventName}`);
-  const keywords = orderKeywords(deps, order, event, { confirm: kind === "confirm", personalise: toPersonalise });
+  const keywords = orderKeywords(deps, order, event, { confirm: kind === "confirm", personalise: tickets.toPersonalise, passes: tickets.passes });
   const rendered = renderEmail({ subject, body: template.body || fallback }, keywords);
   const now = deps.now();
   return {
@@ -58,6 +75,7 @@ export async function resendOrderEmails(deps: Deps, user: AuthUser, input: Order
     deps,
     rows.map((o) => o.id),
   );
+  const passes = await ordersPassTickets(deps, rows);
   const byId = new Map(rows.map((o) => [o.id, o]));
   const eventsById = new Map(eventRows.map((e) => [e.id, e]));
   const errors: BulkError[] = [];
@@ -66,7 +84,10 @@ export async function resendOrderEmails(deps: Deps, user: AuthUser, input: Order
     const order = byId.get(id);
     const event = order ? eventsById.get(order.eventId) : undefined;
     if (!order || !event || !canAccessEvent(user, order.eventId)) errors.push({ order_id: id, error: "Order not found" });
-    else statements.push(outboxStatement(deps, orderEmail(deps, order, event, "new-order", toPersonalise.has(order.id)), order.id));
+    else
+      statements.push(
+        outboxStatement(deps, orderEmail(deps, order, event, "new-order", { toPersonalise: toPersonalise.has(order.id), passes: passes.get(order.id) ?? [] }), order.id),
+      );
   }
   if (statements.length > 0) {
     const written = await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);

@@ -5,6 +5,8 @@ import { wallClockAt } from "../../lib/time";
 import type { Deps } from "../../platform/deps";
 import type { KeywordValues } from "../messaging/email-templates";
 import type { EventRow, OrderRow } from "../../db/rows";
+import { isFinalOrder } from "../../db/order-status";
+import { passLinks, type PassTicket, type TicketPasses } from "../tickets/wallet-links";
 
 /**
  * The keyword values of an order's emails, with the meanings of Fast Events (decisions.md 14), because migrated
@@ -19,6 +21,8 @@ export interface OrderOffers {
   confirm: boolean;
   /** Some of the order's tickets are still to be personalised. */
   personalise: boolean;
+  /** The order's tickets, for their wallet passes. */
+  passes: readonly PassTicket[];
 }
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -39,9 +43,21 @@ function confirmLink(base: string, order: OrderRow): string {
   return `${base}/orders/confirm/${order.confirmToken}`;
 }
 
+/**
+ * `{%WALLET%}` (decisions.md 15 "Wallet passes"): a link per configured wallet for each ticket, as a table; empty
+ * while the download is not allowed (the order not final, a ticket to personalise) or no wallet is configured.
+ */
+function walletBlock(passes: readonly TicketPasses[]): string {
+  if (passes.length === 0) return "";
+  const cell = (href: string, label: string) => (href === "" ? "" : `<td><a href="${escapeHtml(href)}">${label}</a></td>`);
+  const rows = passes.map((p, i) => `<tr><td>${i + 1}. ${escapeHtml(p.label)}</td>${cell(p.apple, "Add to Apple Wallet")}${cell(p.google, "Add to Google Wallet")}</tr>`);
+  return `<p>Add your tickets to your phone's wallet:</p><table>${rows.join("")}</table>`;
+}
+
 export function orderKeywords(deps: Deps, order: OrderRow, event: EventRow, offers: OrderOffers): KeywordValues {
   const base = `${deps.origin}${API_BASE}`;
   const download = `${base}/tickets/${order.uid}`;
+  const downloadAllowed = isFinalOrder(order) && !offers.personalise && !offers.confirm;
   const summary = order.lines.filter((l) => l.count > 0).map((l) => [l.name, String(l.count), `${centsToDecimal(l.unitCents * l.count)} ${order.currency}`]);
   return {
     NAME: { text: order.name },
@@ -56,6 +72,7 @@ export function orderKeywords(deps: Deps, order: OrderRow, event: EventRow, offe
     INVOICE: { text: event.invoiceNeeded ? `${base}/invoices/${order.uid}` : "" },
     FIELDS: { html: table(order.fields.map((f) => [f.name, f.value])) },
     ORDER: { html: table(summary) },
+    WALLET: { html: downloadAllowed ? walletBlock(passLinks(deps, order.uid, offers.passes)) : "" },
     ...(offers.confirm ? { CONFIRM: { text: confirmLink(base, order) } } : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { Deps } from "../../platform/deps";
 import { usageLimitReached } from "../../domain/coupon-rules";
 import { tooManyOpenOrders, waitingDeadline } from "../../domain/order-rules";
 import { enqueueEmails, outboxStatement } from "../messaging/emails.service";
-import { orderEmail } from "./order-emails.service";
+import { NO_TICKETS, orderEmail, seedTickets } from "./order-emails.service";
 import { withSeats, type OrderDraft } from "./order-drafts";
 import { alreadyOrdered, capRefusal, openOrdersRefusal } from "./order-eligibility";
 import { insertTicketRows } from "../tickets/ticket-rows";
@@ -56,20 +56,7 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
       ...(order.couponId === null ? [] : [couponUsed(deps, order.couponId, onlyIf)]),
       ...syncIntents(deps, order.uid, finalEventIds(deductions, seeds), order.finalizeToken, onlyIf),
     ],
-    email: event.emailsNeeded
-      ? outboxStatement(
-          deps,
-          orderEmail(
-            deps,
-            order,
-            event,
-            "new-order",
-            seeds.some((s) => s.personalise),
-          ),
-          orderId,
-          onlyIf,
-        )
-      : null,
+    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order", seedTickets(seeds)), orderId, onlyIf) : null,
   };
 }
 
@@ -191,7 +178,7 @@ export async function placeOrders(
   // Waiting for confirmation: the booking email asks for it (carrying {%CONFIRM%}), whatever emails_needed says.
   // It has no tickets to personalise yet; the confirmation email offers that.
   const confirmRequests = awaiting
-    ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm", false), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
+    ? rows.map((row, i) => outboxStatement(deps, orderEmail(deps, row, ordered[i]!.event, "confirm", NO_TICKETS), sql`(SELECT id FROM orders WHERE uid = ${row.uid})`))
     : [];
   const emailStatements = [...finals.flatMap((f) => (f.email ? [f.email] : [])), ...confirmRequests];
   // Orders that wait (payment, confirmation): their objects must learn the deadline; final ones record it above.

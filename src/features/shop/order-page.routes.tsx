@@ -20,6 +20,32 @@ const eventDateText = (event: OrderPageDate["event"], lang: Lang) =>
 /** A payment deadline: the event's zone, to the minute. */
 const deadlineText = (epochSeconds: number, timezone: string) => formatPhpDate(wallClockAt(epochSeconds * 1000, timezone), "Y-m-d H:i");
 
+/**
+ * The tickets' wallet passes (decisions.md 15 "Wallet passes"), numbered as the tickets are. Every ticket's links read
+ * alike, so each link's name says which ticket it is for, beginning with what it shows.
+ */
+function WalletPasses({ passes, lang }: { passes: OrderPageDate["passes"]; lang: Lang }) {
+  const words = messagesFor(lang).orderPage;
+  const link = (href: string, wallet: string, n: number, ticket: string) =>
+    href === "" ? null : (
+      <a href={href} aria-label={format(words.walletFor, { wallet, n, ticket })}>
+        {wallet}
+      </a>
+    );
+  return (
+    <div class="order-wallet">
+      <p>{words.wallet}</p>
+      <ol>
+        {passes.map((p, i) => (
+          <li>
+            {p.label} {link(p.apple, words.appleWallet, i + 1, p.label)} {link(p.google, words.googleWallet, i + 1, p.label)}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
 function DateSection({ date, lang }: { date: OrderPageDate; lang: Lang }) {
   const words = messagesFor(lang).orderPage;
   const { order, event } = date;
@@ -74,6 +100,7 @@ function DateSection({ date, lang }: { date: OrderPageDate; lang: Lang }) {
           </li>
         ) : null}
       </ul>
+      {date.passes.length > 0 ? <WalletPasses passes={date.passes} lang={lang} /> : null}
     </section>
   );
 }

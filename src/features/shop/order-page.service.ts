@@ -10,6 +10,7 @@ import { orderStatus } from "../checkout/order-status.service";
 import { ordersOfPaymentGroup } from "../ordering/order-placement";
 import { orderByUid, personalisationNeeds } from "../tickets/personalisation.service";
 import { downloadPreparing } from "../tickets/ticket-pdfs.service";
+import { orderPasses, type TicketPasses } from "../tickets/wallet-links";
 
 /** What the order page says of an order (decisions.md 15 "The box office"), one text each in `orderPage.state`. */
 type OrderPageState = "awaitingPayment" | "paid" | "booked" | "awaitingConfirmation" | "confirmed" | "expired" | "cancelled" | "failed" | "refunded";
@@ -42,6 +43,8 @@ export interface OrderPageDate {
   toPersonalise: boolean;
   /** The invoice, as invoices.service answers it: events with `invoice_needed`, final orders with tickets. */
   invoiceUrl: string;
+  /** Each ticket's wallet passes while the download is allowed (decisions.md 15 "Wallet passes"); else none. */
+  passes: TicketPasses[];
   /** A large order's tickets still rendering in parts (the download would answer `202`): its progress; else null. */
   preparing: { ready: number; parts: number } | null;
 }
@@ -94,6 +97,8 @@ export async function orderPage(deps: Deps, uid: string): Promise<OrderPage> {
       toPersonalise: asked && !status.tickets_ready,
       invoiceUrl: event.invoiceNeeded && final && needs.length > 0 ? `${base}/invoices/${o.uid}` : "",
       preparing: rendering ? { ready: rendering.ready, parts: rendering.parts } : null,
+      // A pass needs no rendered PDF: only what allows the download (passSubject).
+      passes: status.tickets_ready ? await orderPasses(deps, o) : [],
     });
   }
   const open = order.paymentStatus === "open";

@@ -23,6 +23,7 @@ const SUMMARY = "<table><tr><td>Regular</td><td>2</td><td>25.00 EUR</td></tr></t
 const DOWNLOAD_BLOCK = `<p><a href="${DOWNLOAD}">Download your tickets</a></p>`;
 const PERSONALISE_BLOCK = `<p>Please personalise your tickets first: <a href="${DOWNLOAD}/personalise">personalise your tickets</a></p>`;
 const FIELDS_TABLE = "<table><tr><td>Company</td><td>Acme</td></tr></table>";
+const WALLET_BLOCK = `<p>Add your tickets to your phone's wallet:</p><table><tr><td>1. Regular</td><td><a href="${DOWNLOAD}/T1/wallet/google">Add to Google Wallet</a></td></tr></table>`;
 
 /**
  * A value for every keyword of an order's email, with the meanings of decisions.md 14: the link keywords are
@@ -39,6 +40,7 @@ const ALL: KeywordValues = {
   FIELDS: { html: FIELDS_TABLE },
   CONFIRM: { text: `${LINK}/orders/confirm/UID123` },
   ORDER: { html: SUMMARY },
+  WALLET: { html: WALLET_BLOCK },
 };
 
 // A link keyword's value is its address: markup there does not compile (it could not be put in an href).
@@ -48,10 +50,11 @@ void _ticketsAsMarkup;
 
 describe("fillKeywords", () => {
   it("replaces every keyword of the spec, and {%ORDER%}, with its value", () => {
-    const template = "N={%NAME%}|E={%EMAIL%}|Y={%YEAR%}|T={%TICKETS%}|D={%DOWNLOAD-TICKETS%}|P={%PERSONALISE%}|I={%INVOICE%}|F={%FIELDS%}|C={%CONFIRM%}|O={%ORDER%}";
+    const template =
+      "N={%NAME%}|E={%EMAIL%}|Y={%YEAR%}|T={%TICKETS%}|D={%DOWNLOAD-TICKETS%}|P={%PERSONALISE%}|I={%INVOICE%}|F={%FIELDS%}|C={%CONFIRM%}|O={%ORDER%}|W={%WALLET%}";
     expect(fillKeywords(template, ALL, true)).toBe(
       `N=Ann Smith|E=ann@example.com|Y=2026|T=${DOWNLOAD}|D=${DOWNLOAD_BLOCK}|P=${PERSONALISE_BLOCK}|I=${LINK}/invoices/UID123|` +
-        `F=${FIELDS_TABLE}|C=${LINK}/orders/confirm/UID123|O=${SUMMARY}`,
+        `F=${FIELDS_TABLE}|C=${LINK}/orders/confirm/UID123|O=${SUMMARY}|W=${WALLET_BLOCK}`,
     );
   });
 
@@ -67,6 +70,7 @@ describe("fillKeywords", () => {
       FIELDS: FIELDS_TABLE,
       CONFIRM: `${LINK}/orders/confirm/UID123`,
       ORDER: SUMMARY,
+      WALLET: WALLET_BLOCK,
     };
     for (const [keyword, value] of Object.entries(expected)) {
       expect(fillKeywords(`<p>{%${keyword}%}</p><p>{%${keyword}%}</p>`, ALL, true), keyword).toBe(`<p>${value}</p><p>${value}</p>`);
@@ -230,12 +234,13 @@ describe("renderEmail", () => {
     expect(html.match(/\d+px/g)).toEqual(["600px", "16px"]);
   });
 
-  it("renders the default bodies with the order summary, the personalisation and download links, no keyword left", () => {
+  it("renders the default bodies with the order summary, the personalisation, download and wallet links, no keyword left", () => {
     for (const body of [DEFAULT_ORDER_BODY, DEFAULT_CONFIRMED_BODY]) {
       const { html } = renderEmail({ subject: "s", body }, ALL);
       expect(html).toContain("<p>Dear Ann Smith,</p>");
       expect(html).toContain(SUMMARY);
       expect(html).toContain(PERSONALISE_BLOCK);
+      expect(html).toContain(WALLET_BLOCK);
       expect(html).toContain(`<a href="${DOWNLOAD}">`);
       // The address is a link's target, not shown as text where the summary used to be.
       expect(html).not.toContain(`>${DOWNLOAD}<`);

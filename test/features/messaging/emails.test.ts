@@ -480,7 +480,7 @@ describe("orderEmail: a customer's name in the message (decisions.md 14)", () =>
     await db.update(orders).set({ name }).where(eq(orders.id, placed.id));
     const order = await db.select().from(orders).where(eq(orders.id, placed.id)).get();
     const deps = depsFromEnv(env, undefined, ORIGIN);
-    return { mail: orderEmail(deps, order!, await getEvent(deps, event.id), "new-order", false), uid: placed.uid as string };
+    return { mail: orderEmail(deps, order!, await getEvent(deps, event.id), "new-order", { toPersonalise: false, passes: [] }), uid: placed.uid as string };
   }
 
   it("links no name: href empty, plain or URL-escaped; the tickets link still filled", async () => {
