@@ -31,9 +31,14 @@ export async function serviceAccount(): Promise<ServiceAccount> {
   return { json, pem, publicKey: pair.publicKey };
 }
 
+/** The two Google Wallet settings with `account`, as overrides of the test env (helpers/limited.ts `fetchWith`). */
+export function googleWalletSettings(account: ServiceAccount): Record<string, string> {
+  return { GOOGLE_WALLET_SERVICE_ACCOUNT: account.json, GOOGLE_WALLET_ISSUER_ID: ISSUER_ID };
+}
+
 /** The deployment's settings with Google Wallet configured by `account`. */
 export function walletEnv(account: ServiceAccount, overrides: Record<string, unknown> = {}): typeof env {
-  return { ...env, GOOGLE_WALLET_SERVICE_ACCOUNT: account.json, GOOGLE_WALLET_ISSUER_ID: ISSUER_ID, ...overrides } as typeof env;
+  return { ...env, ...googleWalletSettings(account), ...overrides } as typeof env;
 }
 
 function fromBase64url(text: string): Uint8Array<ArrayBuffer> {

@@ -69,3 +69,14 @@ export async function walletCredentials(): Promise<WalletCredentials> {
     root: root.certificate,
   };
 }
+
+/** The five Apple Wallet settings with `creds`, as overrides of the test env (helpers/limited.ts `fetchWith`). */
+export function appleWalletSettings(creds: WalletCredentials): Record<string, string> {
+  return {
+    APPLE_PASS_CERT: creds.certPem,
+    APPLE_PASS_KEY: creds.keyPem,
+    APPLE_WWDR_CERT: creds.wwdrPem,
+    APPLE_PASS_TYPE_ID: "pass.test.throwaway",
+    APPLE_TEAM_ID: "TEAM123456",
+  };
+}

@@ -1,16 +1,14 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { unzipSync } from "fflate";
 import * as pkijs from "pkijs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { decideOffline } from "../../../src/door-app/offline-decision";
-import worker from "../../../src/index";
 import { TicketSigner, ticketIdOfCode } from "../../../src/lib/ticket-codes";
 import { call, expectError, expectJson, request, unique } from "../../helpers/api";
 import { expectLogged } from "../../helpers/logs";
 import { createEvent, createInputField, createScanKey, createTicketType } from "../../helpers/catalogue";
 import { waitKnown } from "../../helpers/offline-list";
-import { type WalletCredentials, walletCredentials } from "../../helpers/wallet-credentials";
+import { fetchWith } from "../../helpers/limited";
+import { appleWalletSettings, type WalletCredentials, walletCredentials } from "../../helpers/wallet-credentials";
 
 /**
  * `GET /tickets/<uid>/<ticket_id>/wallet.pkpass` (decisions.md 15 "Wallet passes"; docs/wallet.md): the ticket as an
@@ -21,29 +19,16 @@ import { type WalletCredentials, walletCredentials } from "../../helpers/wallet-
 type Json = Record<string, any>;
 
 let creds: WalletCredentials;
-let configured: typeof env;
+let configured: Record<string, unknown>;
 
 beforeAll(async () => {
   creds = await walletCredentials();
-  configured = {
-    ...env,
-    APPLE_PASS_CERT: creds.certPem,
-    APPLE_PASS_KEY: creds.keyPem,
-    APPLE_WWDR_CERT: creds.wwdrPem,
-    APPLE_PASS_TYPE_ID: "pass.test.throwaway",
-    APPLE_TEAM_ID: "TEAM123456",
-  } as typeof env;
+  configured = appleWalletSettings(creds);
 });
 
-async function withEnv(e: typeof env, req: Request): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(req, e, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
 const passPath = (uid: string, ticketId: string) => `/tickets/${uid}/${ticketId}/wallet.pkpass`;
-const getPass = (uid: string, ticketId: string, e: typeof env = configured) => withEnv(e, request("GET", passPath(uid, ticketId), { key: null, auth: null }));
+const getPass = (uid: string, ticketId: string, e: Record<string, unknown> = configured) =>
+  fetchWith(e, request("GET", passPath(uid, ticketId), { key: null, auth: null }));
 
 async function newEvent(body: Json = {}): Promise<Json> {
   return createEvent({ event_name: unique("Wallet "), add_dashboard_orders_needed: true, ...body });
@@ -194,10 +179,10 @@ describe("GET /tickets/<uid>/<ticket_id>/wallet.pkpass", () => {
   });
 
   it("a partial set of the Apple settings is a misconfiguration /health names, never with values", async () => {
-    const partial = { ...env, APPLE_PASS_TYPE_ID: "pass.test.throwaway", APPLE_PASS_KEY: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----" } as typeof env;
+    const partial = { APPLE_PASS_TYPE_ID: "pass.test.throwaway", APPLE_PASS_KEY: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----" };
     // The service says so in its log too, naming the settings only.
     const logged = expectLogged("error", /incomplete configuration/);
-    const res = await withEnv(partial, request("GET", "/health", { key: null, auth: null }));
+    const res = await fetchWith(partial, request("GET", "/health", { key: null, auth: null }));
     const text = await res.text();
     expect(res.status, text).toBe(503);
     for (const name of ["APPLE_PASS_CERT", "APPLE_WWDR_CERT", "APPLE_TEAM_ID"]) expect(text).toContain(name);
