@@ -126,6 +126,8 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
       assert.deepEqual(state.button, { disabled: false });
       assert.match(state.text, /Attendee \*/);
     }
+    // Nothing to download yet: the way to the order's page waits for the last save.
+    assert.equal(await page.$eval("#ready", (p) => p.hidden), true);
   });
 
   step("a form with the required field empty is not sent: the browser blocks it", async () => {
@@ -160,6 +162,8 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
       assert.deepEqual(state.button, { disabled: true });
     }
     assert.equal(ctx.puts.length, 2);
+    // The last save shows the way on, without a reload.
+    assert.equal(await page.$eval("#ready", (p) => p.hidden), false);
     await page.screenshot({ path: join(root, "personalise-saved.png"), fullPage: true });
   });
 
@@ -188,6 +192,18 @@ describe("the personalisation page in Chromium", { timeout: 5 * 60_000 }, () => 
     assert.deepEqual(two.disabled, [true, true]);
     await page.screenshot({ path: join(root, "personalise-reloaded.png"), fullPage: true });
     assert.deepEqual(ctx.pageErrors, []);
+  });
+
+  step("once all are saved the page points to the order's page, which links the download", async () => {
+    const ready = await page.$eval("#ready", (p) => ({ hidden: p.hidden, text: p.textContent, href: p.querySelector("a").href }));
+    assert.deepEqual(ready, { hidden: false, text: "Your tickets are ready: download them", href: `${service.url}/shop/orders/${ctx.uid}` });
+    await Promise.all([page.waitForNavigation({ waitUntil: "load", timeout: 30_000 }), page.click("#ready a")]);
+    const links = await page.$$eval("main a", (as) => as.map((a) => ({ text: a.textContent.trim(), href: a.href })));
+    assert.ok(
+      links.some((l) => l.text === "Download your tickets" && l.href === `${service.url}/tickets/${ctx.uid}`),
+      JSON.stringify(links),
+    );
+    await page.goBack({ waitUntil: "load", timeout: 30_000 });
   });
 
   step("the e-tickets can now be downloaded as a PDF", async () => {

@@ -9,6 +9,7 @@ import { escapeHtml } from "../../lib/html";
 import { MAX_CUSTOMER_INPUT } from "../../domain/input-field-rules";
 import { personaliseBody, ticketsApi } from "./personalisation.schema";
 import { orderByUid, personalisationNeeds, personalise, presentPersonalisation } from "./personalisation.service";
+import { walletConfigured } from "./wallet-links";
 
 const params = pathParams({ uid: keyParam("order") });
 
@@ -25,8 +26,15 @@ function control(f: PresentedField & { options?: string[] }, saved: boolean): st
   return `<input ${common} type="${type}" value="${escapeHtml(f.value)}" maxlength="${MAX_CUSTOMER_INPUT}">`;
 }
 
-/** The small page of decisions.md 7: one form per ticket, saved through the JSON route below. */
-function page(uid: string, view: ReturnType<typeof presentPersonalisation>): string {
+/**
+ * The small page of decisions.md 7: one form per ticket, saved through the JSON route below. Once every ticket is
+ * personalised it points to the order's page, where the download and the wallet passes are (decisions.md 15 "Wallet
+ * passes"): the email sent with the order could not carry them yet.
+ */
+function page(uid: string, view: ReturnType<typeof presentPersonalisation>, wallets: boolean): string {
+  const done = view.tickets.every((t) => t.personalised);
+  const words = wallets ? "Your tickets are ready: download them, or add them to your phone's wallet" : "Your tickets are ready: download them";
+  const ready = `<p id="ready"${done ? "" : " hidden"}><a href="${API_BASE}/shop/orders/${uid}">${words}</a></p>`;
   const forms = view.tickets
     .filter((t) => t.fields.length > 0)
     .map((t) => {
@@ -41,11 +49,16 @@ function page(uid: string, view: ReturnType<typeof presentPersonalisation>): str
     new FormData(form).forEach(function (v, k) { fields[k] = String(v); });
     var res = await fetch(${JSON.stringify(`${API_BASE}/tickets/${uid}/personalisation`)}, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tickets: [{ ticket_id: form.dataset.ticket, fields: fields }] }) });
     var out = form.querySelector(".result");
-    if (res.ok) { out.textContent = "Saved."; form.querySelectorAll("input,button").forEach(function (el) { el.disabled = true; }); }
+    if (res.ok) {
+      out.textContent = "Saved.";
+      form.querySelectorAll("input,button").forEach(function (el) { el.disabled = true; });
+      var view = await res.json();
+      if (view.tickets.every(function (t) { return t.personalised; })) document.getElementById("ready").hidden = false;
+    }
     else { var body = await res.json().catch(function () { return {}; }); out.textContent = body.message || "Could not save."; }
   });
 });`;
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Personalise your tickets</title></head><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem"><h1>Personalise your tickets</h1>${forms || "<p>Nothing to personalise.</p>"}<script>${script}</script></body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Personalise your tickets</title></head><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem"><h1>Personalise your tickets</h1>${forms || "<p>Nothing to personalise.</p>"}${ready}<script>${script}</script></body></html>`;
 }
 
 /** `/tickets/<uid>/personalisation` and `/personalise` (decisions.md 7, 13): no key, the uid is the capability. */
@@ -66,5 +79,5 @@ export const personalisationRoutes = new Hono<AppEnv>()
   .get("/:uid/personalise", describeRoute(ticketsApi.personalisePage), params, async (c) => {
     const deps = depsOf(c);
     const order = await orderByUid(deps, c.req.valid("param").uid);
-    return c.html(page(order.uid, presentPersonalisation(await personalisationNeeds(deps, order))));
+    return c.html(page(order.uid, presentPersonalisation(await personalisationNeeds(deps, order)), walletConfigured(deps)));
   });

@@ -26,12 +26,13 @@ export interface TicketPasses extends PassTicket {
   google: string;
 }
 
-const anyWallet = (deps: Deps) => deps.config.appleWallet !== null || deps.config.googleWallet !== null;
+/** Some wallet is configured: passes may be offered at all. */
+export const walletConfigured = (deps: Deps) => deps.config.appleWallet !== null || deps.config.googleWallet !== null;
 
 /** The pass links of `passTickets` of the order `uid`; none at all when no wallet is configured. */
 export function passLinks(deps: Deps, uid: string, passTickets: readonly PassTicket[]): TicketPasses[] {
   const { appleWallet, googleWallet } = deps.config;
-  if (!anyWallet(deps)) return [];
+  if (!walletConfigured(deps)) return [];
   const base = `${deps.origin}${API_BASE}/tickets/${uid}`;
   return passTickets.map((t) => ({
     ...t,
@@ -81,6 +82,6 @@ export async function ordersPassTickets(deps: Deps, orderRows: readonly OrderRow
 
 /** The pass links of an order whose download is allowed (its page's); no lookup when no wallet is configured. */
 export async function orderPasses(deps: Deps, order: OrderRow): Promise<TicketPasses[]> {
-  if (!anyWallet(deps)) return [];
+  if (!walletConfigured(deps)) return [];
   return passLinks(deps, order.uid, (await ordersPassTickets(deps, [order])).get(order.id) ?? []);
 }

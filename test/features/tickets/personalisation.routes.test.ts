@@ -198,6 +198,17 @@ describe("GET /tickets/<uid>/personalise", () => {
     expect(formOf(second)).not.toContain("disabled");
     expect(formOf(second)).toContain('type="submit"');
   });
+
+  it("points to the order's page (the download; the wallet passes where configured) once every ticket is personalised", async () => {
+    const { order, attendee, namedIds } = await setup();
+    // This deployment has no wallet: the link does not promise one (wallet-links.test.ts has the page with one).
+    const ready = `<p id="ready"%s><a href="/ticketing/v1/shop/orders/${order.uid}">Your tickets are ready: download them</a></p>`;
+    const page = async () => (await call("GET", `/tickets/${order.uid}/personalise`, pub)).text();
+    // Shown by the page's script once the last form is saved; hidden until then.
+    expect(await page()).toContain(ready.replace("%s", " hidden"));
+    for (const id of namedIds) await expectJson(putNeeds(order.uid, [{ ticket_id: id, fields: { [attendee.id]: "Ada" } }]), 200);
+    expect(await page()).toContain(ready.replace("%s", ""));
+  });
 });
 
 describe("select fields", () => {

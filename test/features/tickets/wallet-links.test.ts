@@ -1,14 +1,12 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { emails } from "../../../src/db/schema";
-import worker from "../../../src/index";
 import { BASE, expectJson, request, unique } from "../../helpers/api";
 import { createEvent, createInputField, createTicketType, db } from "../../helpers/catalogue";
-import { serviceAccount, walletEnv } from "../../helpers/google-wallet";
+import { googleWalletSettings, serviceAccount } from "../../helpers/google-wallet";
 import { emailedConfirmLink } from "../../helpers/orders";
-import { walletCredentials } from "../../helpers/wallet-credentials";
+import { fetchWith } from "../../helpers/limited";
+import { appleWalletSettings, walletCredentials } from "../../helpers/wallet-credentials";
 
 /**
  * Where a customer meets the wallet passes (decisions.md 15 "Wallet passes"; docs/wallet.md "Where the passes are
@@ -18,33 +16,22 @@ import { walletCredentials } from "../../helpers/wallet-credentials";
 
 type Json = Record<string, any>;
 
-let both: typeof env;
-let googleOnly: typeof env;
+/** Settings over the test env (helpers/limited.ts `fetchWith`): none, Google Wallet's, both wallets'. */
+type Settings = Record<string, unknown>;
+const NONE: Settings = {};
+let googleOnly: Settings;
+let both: Settings;
 
 beforeAll(async () => {
   const [creds, account] = await Promise.all([walletCredentials(), serviceAccount()]);
-  googleOnly = walletEnv(account);
-  both = {
-    ...googleOnly,
-    APPLE_PASS_CERT: creds.certPem,
-    APPLE_PASS_KEY: creds.keyPem,
-    APPLE_WWDR_CERT: creds.wwdrPem,
-    APPLE_PASS_TYPE_ID: "pass.test.throwaway",
-    APPLE_TEAM_ID: "TEAM123456",
-  } as typeof env;
+  googleOnly = googleWalletSettings(account);
+  both = { ...googleOnly, ...appleWalletSettings(creds) };
 });
 
-async function callWith(e: typeof env, req: Request): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(req, e, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
 /** A call of the service with `e`'s settings (its key and admin, as `call` has them). */
-const callAs = (e: typeof env, method: string, path: string, body?: unknown) => callWith(e, request(method, path, { body }));
+const callAs = (e: Settings, method: string, path: string, body?: unknown) => fetchWith(e, request(method, path, { body }));
 /** A customer's call: no key, no credentials, redirects not followed. */
-const open = (e: typeof env, url: string) => callWith(e, new Request(url, { redirect: "manual" }));
+const open = (e: Settings, url: string) => fetchWith(e, new Request(url, { redirect: "manual" }));
 
 async function newEvent(body: Json = {}): Promise<Json> {
   return createEvent({
@@ -57,7 +44,7 @@ async function newEvent(body: Json = {}): Promise<Json> {
   });
 }
 
-async function dashboardOrder(e: typeof env, eventId: number, typeId: string, count: number): Promise<{ order: Json; ticketIds: string[] }> {
+async function dashboardOrder(e: Settings, eventId: number, typeId: string, count: number): Promise<{ order: Json; ticketIds: string[] }> {
   const body = { event_id: eventId, name: "Grace Hopper", email: `${unique("w")}@example.com`, tickets: [{ [typeId]: count }] };
   const order = await expectJson(callAs(e, "POST", "/admin/orders", body), 201);
   const listed = await expectJson(callAs(e, "GET", `/admin/tickets/${order.id}`), 200);
@@ -105,7 +92,7 @@ describe("{%WALLET%}: the pass links of the order's emails", () => {
     expect(withGoogle).not.toContain("wallet.pkpass");
     expect(withGoogle).not.toContain("Apple Wallet");
 
-    const none = await dashboardOrder(env, event.id, type.id, 1);
+    const none = await dashboardOrder(NONE, event.id, type.id, 1);
     const [withNone] = await emailBodies(none.order.id);
     expect(withNone).toContain("<p>Before</p><p>After</p>");
     expect(withNone).not.toMatch(ANY_PASS);
@@ -121,7 +108,7 @@ describe("{%WALLET%}: the pass links of the order's emails", () => {
     expect(first).not.toMatch(ANY_PASS);
 
     const saved = { tickets: [{ ticket_id: ticketIds[0]!, fields: { [field.id]: "Ada" } }] };
-    await expectJson(callWith(both, request("PUT", `/tickets/${order.uid}/personalisation`, { key: null, auth: null, body: saved })), 200);
+    await expectJson(fetchWith(both, request("PUT", `/tickets/${order.uid}/personalisation`, { key: null, auth: null, body: saved })), 200);
     const resent = await expectJson(callAs(both, "POST", "/admin/bulk/order-emails/send", { order_ids: [order.id] }), 200);
     expect(resent.errors ?? []).toEqual([]);
     const [, again] = await emailBodies(order.id);
@@ -133,7 +120,7 @@ describe("{%WALLET%}: the pass links of the order's emails", () => {
     const event = await newEvent({ confirmation_emails_needed: true, email_confirmation: { subject: "Confirmed", body: "" } });
     const type = await createTicketType(event.id, { name: "Free seat", price: 0, maximum_to_order: 0 });
     const body = { name: "Ann Smith", email: `${unique("ann")}@example.com`, tickets: [{ [type.id]: 1 }] };
-    const order = await expectJson(callWith(both, request("POST", `/events/${event.id}/orders`, { auth: null, body })), 201);
+    const order = await expectJson(fetchWith(both, request("POST", `/events/${event.id}/orders`, { auth: null, body })), 201);
     expect(order.payment_status).toBe("booked");
     const [request_] = await emailBodies(order.id);
     expect(request_).not.toMatch(ANY_PASS);
@@ -148,7 +135,7 @@ describe("{%WALLET%}: the pass links of the order's emails", () => {
 });
 
 describe("the order page's passes", () => {
-  const page = (e: typeof env, uid: string, lang = "en") => open(e, `${BASE}/shop/orders/${uid}?lang=${lang}`);
+  const page = (e: Settings, uid: string, lang = "en") => open(e, `${BASE}/shop/orders/${uid}?lang=${lang}`);
 
   it("each ticket with its passes, numbered, each link named for its ticket; in the page's language", async () => {
     const event = await newEvent();
@@ -176,7 +163,7 @@ describe("the order page's passes", () => {
     const paid = await newEvent();
     const priced = await createTicketType(paid.id, { name: "Priced", price: 10, maximum_to_order: 0 });
     const body = { name: "Ann", email: `${unique("ann")}@example.com`, tickets: [{ [priced.id]: 1 }] };
-    const unpaid = await expectJson(callWith(both, request("POST", `/events/${paid.id}/orders`, { auth: null, body })), 201);
+    const unpaid = await expectJson(fetchWith(both, request("POST", `/events/${paid.id}/orders`, { auth: null, body })), 201);
     expect(unpaid.payment_status).toBe("open");
     expect(await (await page(both, unpaid.uid)).text()).not.toMatch(ANY_PASS);
 
@@ -186,9 +173,14 @@ describe("the order page's passes", () => {
     const unnamed = await dashboardOrder(both, named.id, namedType.id, 1);
     expect(await (await page(both, unnamed.order.uid)).text()).not.toMatch(ANY_PASS);
     const saved = { tickets: [{ ticket_id: unnamed.ticketIds[0]!, fields: { [field.id]: "Ada" } }] };
-    await expectJson(callWith(both, request("PUT", `/tickets/${unnamed.order.uid}/personalisation`, { key: null, auth: null, body: saved })), 200);
+    await expectJson(fetchWith(both, request("PUT", `/tickets/${unnamed.order.uid}/personalisation`, { key: null, auth: null, body: saved })), 200);
     expect(await (await page(both, unnamed.order.uid)).text()).toContain(appleLink(unnamed.order.uid, unnamed.ticketIds[0]!));
-    expect(await (await page(env, unnamed.order.uid)).text()).not.toMatch(ANY_PASS);
+    // The personalisation page, all done, points there with the wallets named.
+    const personalise = await (await fetchWith(both, request("GET", `/tickets/${unnamed.order.uid}/personalise`, { key: null, auth: null }))).text();
+    expect(personalise).toContain(
+      `<p id="ready"><a href="/ticketing/v1/shop/orders/${unnamed.order.uid}">Your tickets are ready: download them, or add them to your phone's wallet</a></p>`,
+    );
+    expect(await (await page(NONE, unnamed.order.uid)).text()).not.toMatch(ANY_PASS);
 
     await expectJson(callAs(both, "DELETE", `/admin/tickets/${unnamed.order.id}`), 200);
     expect(await (await page(both, unnamed.order.uid)).text()).not.toMatch(ANY_PASS);
