@@ -43,7 +43,7 @@ export function passLinks(deps: Deps, uid: string, passTickets: readonly PassTic
 
 /**
  * The tickets an order's batch is about to write, as their pass links name them, in the order D1 will list them
- * (ordersPassTickets, the PDF, the admin API): by id, as one batch's tickets share `created_at`.
+ * (ordersPassTickets, the admin API): by id, as one batch's tickets share `created_at`.
  */
 export function seedPassTickets(seeds: readonly TicketSeed[]): PassTicket[] {
   return [...seeds]

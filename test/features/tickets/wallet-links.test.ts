@@ -68,7 +68,7 @@ describe("{%WALLET%}: the pass links of the order's emails", () => {
     const { order, ticketIds } = await dashboardOrder(both, event.id, type.id, 2);
     const [body] = await emailBodies(order.id);
     expect(body).toContain("Add your tickets to your phone's wallet:");
-    // Numbered as the PDF, the admin API and the order page list them (created, then id).
+    // Numbered as the admin API and the order page list them (created, then id).
     ticketIds.forEach((id, i) => {
       expect(body).toContain(`<tr><td>${i + 1}. Balcony &lt;b&gt;</td><td><a href="${appleLink(order.uid, id)}">Add to Apple Wallet</a></td>`);
       expect(body).toContain(`<td><a href="${googleLink(order.uid, id)}">Add to Google Wallet</a></td></tr>`);
