@@ -54,11 +54,12 @@ export function seedPassTickets(seeds: readonly TicketSeed[]): PassTicket[] {
 /**
  * The tickets of `orderRows` as D1 holds them now (a revoked ticket's row is gone), each order's in the order they
  * were issued, for orders whose download is allowed. A ticket at another event than its order's (a passe-partout's
- * child ticket) is named with its event, which the pass shows too.
+ * child ticket) is named with its event, which the pass shows too. With no wallet configured nothing would link them:
+ * none are looked up.
  */
 export async function ordersPassTickets(deps: Deps, orderRows: readonly OrderRow[]): Promise<Map<number, PassTicket[]>> {
   const byOrder = new Map(orderRows.map((o) => [o.id, [] as PassTicket[]]));
-  if (orderRows.length === 0) return byOrder;
+  if (orderRows.length === 0 || !walletConfigured(deps)) return byOrder;
   const eventOf = new Map(orderRows.map((o) => [o.id, o.eventId]));
   const rows = await deps.db
     .select({
@@ -80,8 +81,7 @@ export async function ordersPassTickets(deps: Deps, orderRows: readonly OrderRow
   return byOrder;
 }
 
-/** The pass links of an order whose download is allowed (its page's); no lookup when no wallet is configured. */
+/** The pass links of an order whose download is allowed (its page's). */
 export async function orderPasses(deps: Deps, order: OrderRow): Promise<TicketPasses[]> {
-  if (!walletConfigured(deps)) return [];
   return passLinks(deps, order.uid, (await ordersPassTickets(deps, [order])).get(order.id) ?? []);
 }
