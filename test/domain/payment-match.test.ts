@@ -16,8 +16,8 @@ describe("paymentMismatch", () => {
   });
 
   it.each([
-    ["another checkout", { checkoutId: "cs_test_2" }, /checkout session "cs_test_2" is not the one stored \("cs_test_1"\)/],
-    ["no checkout", { checkoutId: "" }, /checkout session "" is not the one stored/],
+    ["another checkout", { checkoutId: "cs_test_2" }, /the provider's payment "cs_test_2" is not the one stored \("cs_test_1"\)/],
+    ["no checkout", { checkoutId: "" }, /the provider's payment "" is not the one stored/],
     ["the first order's amount only", { amountCents: 1000 }, /amount 10\.00 is not the total 12\.50/],
     ["one cent more", { amountCents: 1251 }, /amount 12\.51 is not the total 12\.50/],
     ["no amount", { amountCents: null }, /no amount \(expected 12\.50\)/],
@@ -26,6 +26,13 @@ describe("paymentMismatch", () => {
     ["no currency", { currency: "" }, /currency "" is not EUR/],
   ])("refuses %s, saying what differs", (_, change, said) => {
     expect(paymentMismatch({ ...genuine, ...change }, group)).toMatch(said);
+  });
+
+  it("names the provider's record in words true of every provider (a Stripe Checkout Session, a Mollie payment)", () => {
+    const mollie = [{ checkoutId: "tr_WDqYK6vllg", totalCents: 1250, currency: "EUR" }];
+    const text = paymentMismatch({ checkoutId: "tr_7UhSN1zuXS", amountCents: 1250, currency: "EUR" }, mollie)!;
+    expect(text).toBe(`the provider's payment "tr_7UhSN1zuXS" is not the one stored ("tr_WDqYK6vllg")`);
+    expect(text).not.toMatch(/checkout session/i);
   });
 
   it("names every difference at once", () => {
@@ -39,8 +46,8 @@ describe("paymentMismatch", () => {
         { ...genuine, checkoutId: "" },
         group.map((o) => ({ ...o, checkoutId: "" })),
       ),
-    ).toMatch(/checkout session/);
-    expect(paymentMismatch(genuine, [group[0]!, { ...group[1]!, checkoutId: "cs_test_9" }])).toMatch(/checkout session/);
+    ).toMatch(/the provider's payment/);
+    expect(paymentMismatch(genuine, [group[0]!, { ...group[1]!, checkoutId: "cs_test_9" }])).toMatch(/the provider's payment/);
     expect(paymentMismatch(genuine, [group[0]!, { ...group[1]!, currency: "USD" }])).toMatch(/currency/);
     expect(paymentMismatch(genuine, [])).not.toBeNull();
   });
