@@ -38,7 +38,7 @@ export function paymentMismatch(record: CheckoutRecord, group: readonly StoredPa
   const problems: string[] = [];
   const ids = [...new Set(group.map((o) => o.checkoutId))];
   if (record.checkoutId === "" || ids.length !== 1 || ids[0] !== record.checkoutId) {
-    problems.push(`the checkout session ${quoted(record.checkoutId)} is not the one stored (${ids.map((id) => quoted(id)).join(", ")})`);
+    problems.push(`the provider's payment ${quoted(record.checkoutId)} is not the one stored (${ids.map((id) => quoted(id)).join(", ")})`);
   }
   const total = group.reduce((n, o) => n + o.totalCents, 0);
   if (record.amountCents === null || !Number.isSafeInteger(record.amountCents)) {
