@@ -186,7 +186,7 @@ describe("the order page's passes", () => {
     expect(await (await page(both, unnamed.order.uid)).text()).not.toMatch(ANY_PASS);
   });
 
-  it("a passe-partout's tickets at its child events are named with their event", async () => {
+  it("a passe-partout's tickets at its child events are named with their event, on the page and in the email", async () => {
     const group = unique("G");
     const first = await newEvent({ event_name: unique("Friday "), group_type: 1, event_group: group });
     const second = await newEvent({ event_name: unique("Saturday "), group_type: 1, event_group: group });
@@ -197,5 +197,8 @@ describe("the order page's passes", () => {
     const html = await (await page(both, order.uid)).text();
     for (const child of [first, second]) expect(html).toContain(`Weekend (${child.event_name})`);
     for (const id of ticketIds) expect(html).toContain(googleLink(order.uid, id));
+    const [body] = await emailBodies(order.id);
+    for (const child of [first, second]) expect(body).toContain(`. Weekend (${child.event_name})</td>`);
+    for (const id of ticketIds) expect(body).toContain(googleLink(order.uid, id));
   });
 });
