@@ -140,6 +140,8 @@ export function checkFieldAnswers(fields: readonly InputFieldRow[], sent: Readon
 export interface TicketSeed {
   id: string;
   eventId: number;
+  /** The name of that event (a passe-partout's child event for its child tickets), as the order's email names it. */
+  eventName: string;
   typeId: string;
   typeName: string;
   /** The seat text, for tickets of seated events ("" otherwise). */

@@ -34,7 +34,7 @@ export async function confirmOrder(deps: Deps, confirmToken: string): Promise<{ 
   const ours = sql`EXISTS (SELECT 1 FROM orders WHERE id = ${order.id} AND finalize_token = ${token})`;
   const confirmed: OrderRow = { ...order, paymentStatus: `${order.paymentStatus} - confirmed`, awaitsConfirmation: false, finalizeToken: token };
   const { writes } = finalStatements(deps, confirmed, event, seeds, order.deductions, ours);
-  const email = outboxStatement(deps, orderEmail(deps, confirmed, event, "confirmed", seedTickets(seeds)), order.id, ours);
+  const email = outboxStatement(deps, orderEmail(deps, confirmed, event, "confirmed", seedTickets(seeds, event)), order.id, ours);
   const created = await orderTopicStatements(deps, "order.created", confirmed, event, ours);
   const results = await db.batch([
     db

@@ -65,8 +65,9 @@ export function ticketSeeds(event: EventRow, lines: readonly TicketLine[], child
     // Every name a `personalise` list holds is a personalised field of the event (catalogue-names, migration 0003).
     const personalise = type.personalise.length > 0;
     for (let i = 0; i < count; i++) {
-      if (atEvent) seeds.push({ id: newTicketId(), eventId: event.id, typeId: type.id, typeName: type.name, seat: "", personalise });
-      for (const child of children) seeds.push({ id: newTicketId(), eventId: child.id, typeId: type.id, typeName: type.name, seat: "", personalise: false });
+      if (atEvent) seeds.push({ id: newTicketId(), eventId: event.id, eventName: event.eventName, typeId: type.id, typeName: type.name, seat: "", personalise });
+      for (const child of children)
+        seeds.push({ id: newTicketId(), eventId: child.id, eventName: child.eventName, typeId: type.id, typeName: type.name, seat: "", personalise: false });
     }
   }
   return withSeats(seeds, event.id, seats);

@@ -27,9 +27,9 @@ export interface EmailTickets {
 /** The confirmation request's: the order has no tickets yet. */
 export const NO_TICKETS: EmailTickets = { toPersonalise: false, passes: [] };
 
-/** The tickets an order's final batch writes, as its email tells of them. */
-export function seedTickets(seeds: readonly TicketSeed[]): EmailTickets {
-  return { toPersonalise: seeds.some((s) => s.personalise), passes: seedPassTickets(seeds) };
+/** The tickets the final batch of an order at `event` writes, as its email tells of them. */
+export function seedTickets(seeds: readonly TicketSeed[], event: EventRow): EmailTickets {
+  return { toPersonalise: seeds.some((s) => s.personalise), passes: seedPassTickets(seeds, event.id) };
 }
 
 /**

@@ -56,7 +56,7 @@ export function finalStatements(deps: Deps, order: OrderRow, event: EventRow, se
       ...(order.couponId === null ? [] : [couponUsed(deps, order.couponId, onlyIf)]),
       ...syncIntents(deps, order.uid, finalEventIds(deductions, seeds), order.finalizeToken, onlyIf),
     ],
-    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order", seedTickets(seeds)), orderId, onlyIf) : null,
+    email: event.emailsNeeded ? outboxStatement(deps, orderEmail(deps, order, event, "new-order", seedTickets(seeds, event)), orderId, onlyIf) : null,
   };
 }
 

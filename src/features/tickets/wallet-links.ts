@@ -16,7 +16,7 @@ import type { Deps } from "../../platform/deps";
 /** A ticket as its pass links name it. */
 export interface PassTicket {
   id: string;
-  /** The type with its seat; for a passe-partout's child ticket, where shown, its event's name too. */
+  /** passLabel: the type with its seat; for a passe-partout's child ticket, its event's name too. */
   label: string;
 }
 
@@ -28,6 +28,15 @@ export interface TicketPasses extends PassTicket {
 
 /** Some wallet is configured: passes may be offered at all. */
 export const walletConfigured = (deps: Deps) => deps.config.appleWallet !== null || deps.config.googleWallet !== null;
+
+/**
+ * A ticket's name beside its passes: its type with its seat, and for a ticket at another event than its order's (a
+ * passe-partout's child ticket, one per child event) that event's name, which its pass shows too.
+ */
+function passLabel(ticket: { ticketTypeName: string; seat: string; eventId: number; eventName: string }, orderEventId: number): string {
+  const type = ticketTypeLabel(ticket);
+  return ticket.eventId === orderEventId ? type : `${type} (${ticket.eventName})`;
+}
 
 /** The pass links of `passTickets` of the order `uid`; none at all when no wallet is configured. */
 export function passLinks(deps: Deps, uid: string, passTickets: readonly PassTicket[]): TicketPasses[] {
@@ -42,20 +51,19 @@ export function passLinks(deps: Deps, uid: string, passTickets: readonly PassTic
 }
 
 /**
- * The tickets an order's batch is about to write, as their pass links name them, in the order D1 will list them
- * (ordersPassTickets, the admin API): by id, as one batch's tickets share `created_at`.
+ * The tickets the batch of an order at `orderEventId` is about to write, as their pass links name them, in the order
+ * D1 will list them (ordersPassTickets, the admin API): by id, as one batch's tickets share `created_at`.
  */
-export function seedPassTickets(seeds: readonly TicketSeed[]): PassTicket[] {
+export function seedPassTickets(seeds: readonly TicketSeed[], orderEventId: number): PassTicket[] {
   return [...seeds]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((s) => ({ id: s.id, label: ticketTypeLabel({ ticketTypeName: s.typeName, seat: s.seat }) }));
+    .map((s) => ({ id: s.id, label: passLabel({ ...s, ticketTypeName: s.typeName }, orderEventId) }));
 }
 
 /**
  * The tickets of `orderRows` as D1 holds them now (a revoked ticket's row is gone), each order's in the order they
- * were issued, for orders whose download is allowed. A ticket at another event than its order's (a passe-partout's
- * child ticket) is named with its event, which the pass shows too. With no wallet configured nothing would link them:
- * none are looked up.
+ * were issued, for orders whose download is allowed. With no wallet configured nothing would link them: none are
+ * looked up.
  */
 export async function ordersPassTickets(deps: Deps, orderRows: readonly OrderRow[]): Promise<Map<number, PassTicket[]>> {
   const byOrder = new Map(orderRows.map((o) => [o.id, [] as PassTicket[]]));
@@ -74,10 +82,7 @@ export async function ordersPassTickets(deps: Deps, orderRows: readonly OrderRow
     .innerJoin(events, eq(events.id, tickets.eventId))
     .where(inIds(tickets.orderId, [...byOrder.keys()]))
     .orderBy(asc(tickets.createdAt), asc(tickets.id));
-  for (const r of rows) {
-    const label = r.eventId === eventOf.get(r.orderId) ? ticketTypeLabel(r) : `${ticketTypeLabel(r)} (${r.eventName})`;
-    byOrder.get(r.orderId)!.push({ id: r.id, label });
-  }
+  for (const r of rows) byOrder.get(r.orderId)!.push({ id: r.id, label: passLabel(r, eventOf.get(r.orderId)!) });
   return byOrder;
 }
 
