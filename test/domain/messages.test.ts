@@ -26,6 +26,16 @@ describe("the message catalogues (decisions.md 15 'Languages')", () => {
     }
   });
 
+  it("writes French as French is set: a no-break space before a colon, a narrow one before ; ! ? (as the console does)", () => {
+    const texts = (o: object): string[] => Object.values(o).flatMap((v) => (typeof v === "string" ? [v] : texts(v as object)));
+    const french = texts(messagesFor("fr"));
+    expect(french.filter((t) => / [:;!?]/.test(t))).toEqual([]);
+    expect(french.some((t) => t.includes("\u00a0:"))).toBe(true);
+    expect(french.some((t) => /\u202f[;!?]/.test(t))).toBe(true);
+    // No other language puts a space there.
+    for (const lang of LANGUAGES.filter((l) => l !== "fr")) expect(texts(messagesFor(lang)).filter((t) => /[\s\u00a0\u202f][:;!?]/.test(t)), lang).toEqual([]);
+  });
+
   it("fills {placeholders} and leaves unknown ones", () => {
     expect(format("{count} left of {type}", { count: 3, type: "Regular" })).toBe("3 left of Regular");
     expect(format("{missing}", {})).toBe("{missing}");
