@@ -33,7 +33,11 @@ describe("the message catalogues (decisions.md 15 'Languages')", () => {
     expect(french.some((t) => t.includes("\u00a0:"))).toBe(true);
     expect(french.some((t) => /\u202f[;!?]/.test(t))).toBe(true);
     // No other language puts a space there.
-    for (const lang of LANGUAGES.filter((l) => l !== "fr")) expect(texts(messagesFor(lang)).filter((t) => /[\s\u00a0\u202f][:;!?]/.test(t)), lang).toEqual([]);
+    for (const lang of LANGUAGES.filter((l) => l !== "fr"))
+      expect(
+        texts(messagesFor(lang)).filter((t) => /[\s\u00a0\u202f][:;!?]/.test(t)),
+        lang,
+      ).toEqual([]);
   });
 
   it("fills {placeholders} and leaves unknown ones", () => {

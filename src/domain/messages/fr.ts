@@ -9,7 +9,8 @@ export const fr: Catalogue = {
   shop: {
     submit: "Commander",
     // The page's script (src/shop-app/shop-page.ts): what it says when the post did not reach the service.
-    networkError: "La billetterie n’a pas pu être jointe\u00a0: votre commande n’a pas été envoyée. Vérifiez votre connexion et appuyez de nouveau sur le bouton de commande.",
+    networkError:
+      "La billetterie n’a pas pu être jointe\u00a0: votre commande n’a pas été envoyée. Vérifiez votre connexion et appuyez de nouveau sur le bouton de commande.",
     name: "Nom",
     email: "E-mail",
     coupon: "Code promo",
