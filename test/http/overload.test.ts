@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EventObject } from "../../src/event-object/event.do";
 import type { EventConfig } from "../../src/event-object/event-config";
-import { call, expectError, expectJson } from "../helpers/api";
+import { call, expectError, expectJson, unique } from "../helpers/api";
 import { expectLogged } from "../helpers/logs";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { tickets } from "../../src/db/schema";
+import { logs, orders, tickets } from "../../src/db/schema";
+import { expireOrder } from "../../src/features/payments/payments.service";
+import { depsFromEnv } from "../../src/platform/deps";
 import { createScanKey, createTicketType, db } from "../helpers/catalogue";
 import { eventObject } from "../../src/platform/event-object.client";
 import { createOrderEvent, createOrderType, orderBody, ordersOf, postOrder } from "../helpers/orders";
@@ -203,5 +205,49 @@ describe("an overloaded event object", () => {
     swamped.clear();
     const admitted = await expectJson(call("POST", "/scans", { key, auth: null, body: { id: ticketId } }), 200);
     expect(admitted.status).toBe(true);
+  });
+});
+
+describe("a late payment while the event's object is too busy (decisions.md 13, 15 \"Overload\")", () => {
+  /** The order's deadline has passed and its expiry ran, once its object has taken its hold. */
+  async function expire(order: { id: number; uid: string }, eventId: number) {
+    for (let i = 0; i < 100; i++) {
+      const held = (await eventObject(env, eventId).snapshot()).reservations.find((r) => r.uid === order.uid);
+      if (held?.state === "taken") break;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await db
+      .update(orders)
+      .set({ expiresAt: Math.floor(Date.now() / 1000) - 60 })
+      .where(eq(orders.id, order.id));
+    await expireOrder(depsFromEnv(env), order.uid, eventId);
+  }
+  const statusOf = async (id: number) => (await db.select({ s: orders.paymentStatus }).from(orders).where(eq(orders.id, id)).get())?.s;
+  const pay = (checkoutUrl: string) =>
+    exports.default.fetch(new Request(checkoutUrl, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "action=pay" }));
+
+  it("refunds nothing and leaves the order expired: 503 with Retry-After, so the provider retries; paid once the object answers", async () => {
+    const event = await createOrderEvent();
+    const type = await createOrderType(event.id, "Limited", { price: 10, stock_control: true, stock: 2 });
+    const body = { name: "Ann", email: `${unique("ann")}@example.com`, tickets: [{ [type.id]: 2 }] };
+    const order = await expectJson(call("POST", `/events/${event.id}/orders`, { auth: null, body }), 201);
+    expect(order.payment_status).toBe("open");
+    await expire(order, event.id);
+    expect(await statusOf(order.id)).toBe("expired");
+
+    const logged = expectLogged("warn", /"msg":"event object overloaded: answered 503"/);
+    swamped.add(event.id);
+    const busy = await pay(order.payment.checkout_url);
+    expect(busy.status).toBe(503);
+    expect(Number(busy.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(logged.lines.map((l) => JSON.parse(l).event_id)).toEqual([event.id]);
+    // Not refunded: the units may well still be there.
+    expect(await statusOf(order.id)).toBe("expired");
+    expect(await db.select().from(logs).where(eq(logs.orderId, order.id))).toEqual([]);
+
+    swamped.clear();
+    expect((await pay(order.payment.checkout_url)).status).toBe(303);
+    expect(await statusOf(order.id)).toBe("paid");
+    expect(await ticketsOf(order.id)).toHaveLength(2);
   });
 });
