@@ -208,7 +208,7 @@ describe("an overloaded event object", () => {
   });
 });
 
-describe("a late payment while the event's object is too busy (decisions.md 13, 15 \"Overload\")", () => {
+describe('a late payment while the event\'s object is too busy (decisions.md 13, 15 "Overload")', () => {
   /** The order's deadline has passed and its expiry ran, once its object has taken its hold. */
   async function expire(order: { id: number; uid: string }, eventId: number) {
     for (let i = 0; i < 100; i++) {
@@ -224,7 +224,9 @@ describe("a late payment while the event's object is too busy (decisions.md 13, 
   }
   const statusOf = async (id: number) => (await db.select({ s: orders.paymentStatus }).from(orders).where(eq(orders.id, id)).get())?.s;
   const pay = (checkoutUrl: string) =>
-    exports.default.fetch(new Request(checkoutUrl, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "action=pay" }));
+    exports.default.fetch(
+      new Request(checkoutUrl, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "action=pay" }),
+    );
 
   it("refunds nothing and leaves the order expired: 503 with Retry-After, so the provider retries; paid once the object answers", async () => {
     const event = await createOrderEvent();

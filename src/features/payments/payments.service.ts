@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { isCheckViolation } from "../../db/client";
 import { isFinal } from "../../db/order-status";
 import { events, orderClaims, orders } from "../../db/schema";
-import { invalidId } from "../../domain/errors";
+import { ApiError, invalidId } from "../../domain/errors";
 import { log } from "../../lib/log";
 import { centsToDecimal } from "../../lib/money";
 import { randomString } from "../../lib/random";
@@ -115,7 +115,10 @@ async function latePayment(deps: Deps, order: OrderRow, paymentId: string): Prom
   let seats: Seat[];
   try {
     seats = await holdStock(deps, order.uid, plan);
-  } catch {
+  } catch (err) {
+    // Only the units refused refund the payment. An object that could not answer (too busy, a broken connection:
+    // decisions.md 15 "Overload") says nothing of the stock, so the notice fails and the provider delivers it again.
+    if (!(err instanceof ApiError) || err.status >= 500) throw err;
     const refund = await providerOfPayment(paymentId).refund(deps, paymentId, order.totalCents, order.currency);
     const amount = `${centsToDecimal(order.totalCents)} ${order.currency}`;
     if (!refund.ok) {
