@@ -1,5 +1,6 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
+import { pemBlock } from "./pem";
 
 /**
  * Detached PKCS#7 (CMS, RFC 5652) SignedData in DER, as an Apple Wallet pass's `signature` file is (decisions.md 15
@@ -15,18 +16,6 @@ const OID = {
   messageDigest: "1.2.840.113549.1.9.4",
   signingTime: "1.2.840.113549.1.9.5",
 } as const;
-
-/** The DER bytes of the first PEM block labelled `label`; null when there is none or it is not base64. */
-export function pemBlock(pem: string, label: string): Uint8Array<ArrayBuffer> | null {
-  const match = new RegExp(`-----BEGIN ${label}-----([A-Za-z0-9+/=\\s]+)-----END ${label}-----`).exec(pem);
-  if (!match) return null;
-  try {
-    const binary = atob(match[1]!.replace(/\s+/g, ""));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
 
 export interface Pkcs7Signer {
   certificate: pkijs.Certificate;

@@ -1,24 +1,16 @@
+import { pemBlock } from "./pem";
+
 /**
  * RS256 JSON Web Tokens (RFC 7519, RFC 7518 3.3) signed with WebCrypto (RSASSA-PKCS1-v1_5, SHA-256), the key an RSA
  * private key in a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), as a Google service account's JSON key holds it. Pure:
  * no platform beyond WebCrypto.
  */
 
-const PEM = /^-----BEGIN PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]+?)\s*-----END PRIVATE KEY-----\s*$/;
-
 /** The DER bytes of a PKCS#8 PEM, or null when the text is not one (a PKCS#1 `RSA PRIVATE KEY` is not). */
 export function pkcs8FromPem(pem: string): Uint8Array<ArrayBuffer> | null {
-  const body = PEM.exec(pem.trim())?.[1]?.replace(/\s+/g, "");
-  if (!body) return null;
-  try {
-    const binary = atob(body);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    // A DER SEQUENCE: anything else is not a key, whatever its armour says.
-    return bytes.length > 64 && bytes[0] === 0x30 ? bytes : null;
-  } catch {
-    return null;
-  }
+  const der = pemBlock(pem, "PRIVATE KEY");
+  // A DER SEQUENCE: anything else is not a key, whatever its armour says.
+  return der && der.length > 64 && der[0] === 0x30 ? der : null;
 }
 
 function base64urlOf(bytes: Uint8Array | string): string {

@@ -2,7 +2,8 @@ import { unzipSync } from "fflate";
 import * as pkijs from "pkijs";
 import { describe, expect, it } from "vitest";
 import { passImages } from "../../src/lib/pass-images";
-import { importSigner, pemBlock, signDetached } from "../../src/lib/pkcs7-signature";
+import { pemBlock } from "../../src/lib/pem";
+import { importSigner, signDetached } from "../../src/lib/pkcs7-signature";
 import { packPass, passJson } from "../../src/lib/pkpass";
 import { walletCredentials } from "../helpers/wallet-credentials";
 
