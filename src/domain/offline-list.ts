@@ -1,3 +1,5 @@
+import { base64url, fromBase64url as bytesOfBase64url } from "../lib/base64url";
+
 /**
  * The offline valid-ticket list (`GET /scans/tickets`, docs/scanning.md "Offline list"): what the Worker and the
  * event object share about walking it in pages and asking for what changed.
@@ -52,16 +54,12 @@ const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 const isSeq = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0 && n <= MAX_SEQ;
 
 function toBase64url(text: string): string {
-  let binary = "";
-  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64url(new TextEncoder().encode(text));
 }
 
 function fromBase64url(text: string): string | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
-    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytesOfBase64url(text));
   } catch {
     return null;
   }

@@ -1,4 +1,5 @@
 import { pemBlock } from "./pem";
+import { base64url } from "./base64url";
 
 /**
  * RS256 JSON Web Tokens (RFC 7519, RFC 7518 3.3) signed with WebCrypto (RSASSA-PKCS1-v1_5, SHA-256), the key an RSA
@@ -13,12 +14,7 @@ export function pkcs8FromPem(pem: string): Uint8Array<ArrayBuffer> | null {
   return der && der.length > 64 && der[0] === 0x30 ? der : null;
 }
 
-function base64urlOf(bytes: Uint8Array | string): string {
-  const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
-  let s = "";
-  for (const b of data) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+const textBase64url = (text: string) => base64url(new TextEncoder().encode(text));
 
 const keys = new Map<string, Promise<CryptoKey>>();
 
@@ -37,7 +33,7 @@ function signingKey(pem: string): Promise<CryptoKey> {
 
 /** `<header>.<claims>.<signature>`, base64url each, the header `{"alg":"RS256","typ":"JWT"}`. */
 export async function signRs256Jwt(claims: Record<string, unknown>, privateKeyPem: string): Promise<string> {
-  const input = `${base64urlOf(JSON.stringify({ alg: "RS256", typ: "JWT" }))}.${base64urlOf(JSON.stringify(claims))}`;
+  const input = `${textBase64url(JSON.stringify({ alg: "RS256", typ: "JWT" }))}.${textBase64url(JSON.stringify(claims))}`;
   const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", await signingKey(privateKeyPem), new TextEncoder().encode(input));
-  return `${input}.${base64urlOf(new Uint8Array(signature))}`;
+  return `${input}.${base64url(signature)}`;
 }

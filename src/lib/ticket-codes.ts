@@ -1,3 +1,5 @@
+import { base64url, fromBase64url } from "./base64url";
+
 /**
  * Signed ticket codes (docs/scanning.md): what a ticket's QR code carries once signing keys are configured.
  *
@@ -53,19 +55,6 @@ export async function ticketIdOfCode(signer: TicketSigner, eventId: number, code
   if (!looksSigned(code)) return null;
   const verified = await signer.verify(code);
   return verified && verified.eventId === eventId ? verified.ticketId : null;
-}
-
-function base64url(bytes: ArrayBuffer): string {
-  let s = "";
-  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }
 
 const encoder = new TextEncoder();
