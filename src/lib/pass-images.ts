@@ -23,7 +23,17 @@ async function image(width: number, height: number): Promise<Uint8Array<ArrayBuf
   return encodeGrayPng({ width, height, pixels: ticketShape(width, height) });
 }
 
-/** The pass's image files by name. */
-export async function passImages(): Promise<Record<string, Uint8Array<ArrayBuffer>>> {
+async function draw(): Promise<Record<string, Uint8Array<ArrayBuffer>>> {
   return { "icon.png": await image(29, 29), "icon@2x.png": await image(58, 58), "logo.png": await image(100, 50) };
+}
+
+let drawn: Promise<Record<string, Uint8Array<ArrayBuffer>>> | undefined;
+
+/**
+ * The pass's image files by name. They never change, so they are drawn once per isolate rather than for every pass;
+ * callers only read them (the zip copies them).
+ */
+export function passImages(): Promise<Record<string, Uint8Array<ArrayBuffer>>> {
+  drawn ??= draw();
+  return drawn;
 }
